@@ -1,0 +1,93 @@
+#include "cli/commands.h"
+
+#include <ostream>
+
+#include "cli/exit_codes.h"
+#include "core/status.h"
+#include "core/version.h"
+
+namespace ratchet {
+
+ExitCode ExitCodeFor(const Status& status) {
+  switch (status.code()) {
+    case Status::Code::kOk:
+      return kExitSuccess;
+    case Status::Code::kUsage:
+    case Status::Code::kBadInput:
+      return kExitBadInput;
+    case Status::Code::kUnavailable:
+    case Status::Code::kIOError:
+    case Status::Code::kInternal:
+      return kExitHarness;
+  }
+  return kExitHarness;
+}
+
+const std::vector<Command>& Commands() {
+  static const std::vector<Command> kCommands = {
+      {"contract", "print the run contract of this machine", kContractUsage, RunContract},
+      {"datasets", "list the datasets found, where, and their hashes", kDatasetsUsage, RunDatasets},
+      {"draw", "write one draw of a run seed (inputs, labels, hidden map)", kDrawUsage, RunDraw},
+  };
+  return kCommands;
+}
+
+int ReportError(std::ostream& err, const char* command, const Status& status) {
+  err << "ratchet " << command << ": error: " << status.message() << "\n";
+  if (status.code() == Status::Code::kUsage) {
+    err << "run `ratchet " << command << " --help` for the options\n";
+  }
+  return ExitCodeFor(status);
+}
+
+namespace {
+
+void PrintHelp(std::ostream& out) {
+  out << "usage: ratchet COMMAND [OPTIONS]\n\n"
+         "Re-verifies GPU speedrun records: every call in a fresh process, every input\n"
+         "hash-locked into a run contract.\n\ncommands:\n";
+  for (const Command& command : Commands()) {
+    std::string name = command.name;
+    name.resize(12, ' ');
+    out << "  " << name << command.summary << "\n";
+  }
+  out << "\n`ratchet COMMAND --help` describes a command.\n"
+         "exit codes: 0 as expected, 1 a finding, 2 bad usage or input,\n"
+         "            3 the harness could not do its work, 130 interrupted\n";
+}
+
+}  // namespace
+
+int RealMain(const std::vector<std::string>& argv, std::ostream& out, std::ostream& err) {
+  if (argv.empty()) {
+    PrintHelp(err);
+    return kExitBadInput;
+  }
+  const std::string& name = argv[0];
+  if (name == "--help" || name == "-h" || name == "help") {
+    PrintHelp(out);
+    return kExitSuccess;
+  }
+  if (name == "--version") {
+    out << "ratchet " << kRatchetVersion << "\n";
+    return kExitSuccess;
+  }
+  for (const Command& command : Commands()) {
+    if (name != command.name) continue;
+    std::vector<std::string> rest(argv.begin() + 1, argv.end());
+    for (const std::string& word : rest) {
+      if (word == "--") break;
+      if (word == "--help" || word == "-h") {
+        out << command.usage;
+        return kExitSuccess;
+      }
+    }
+    CommandContext context{rest, out, err};
+    return command.run(context);
+  }
+  err << "ratchet: unknown command '" << name << "'\n";
+  PrintHelp(err);
+  return kExitBadInput;
+}
+
+}  // namespace ratchet

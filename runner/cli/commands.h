@@ -1,0 +1,43 @@
+// The table of subcommands. Each lives in its own <name>_command.cc; main.cc only dispatches.
+#ifndef RATCHET_CLI_COMMANDS_H_
+#define RATCHET_CLI_COMMANDS_H_
+
+#include <iosfwd>
+#include <string>
+#include <vector>
+
+namespace ratchet {
+
+// What a subcommand gets: its arguments (after the subcommand's name) and where to write.
+struct CommandContext {
+  std::vector<std::string> argv;
+  std::ostream& out;
+  std::ostream& err;
+};
+
+struct Command {
+  const char* name;
+  const char* summary;  // one line for `ratchet --help`
+  const char* usage;    // the full text of `ratchet NAME --help`
+  int (*run)(CommandContext& context);
+};
+
+const std::vector<Command>& Commands();
+
+int RunContract(CommandContext& context);
+int RunDatasets(CommandContext& context);
+int RunDraw(CommandContext& context);
+
+extern const char kContractUsage[];
+extern const char kDatasetsUsage[];
+extern const char kDrawUsage[];
+
+// Real entry point: `ratchet [--help | --version | COMMAND ...]`.
+int RealMain(const std::vector<std::string>& argv, std::ostream& out, std::ostream& err);
+
+// "ratchet NAME: error: MESSAGE" on `err`, and the exit code the Status maps to.
+int ReportError(std::ostream& err, const char* command, const class Status& status);
+
+}  // namespace ratchet
+
+#endif  // RATCHET_CLI_COMMANDS_H_

@@ -1,0 +1,109 @@
+#include "core/file.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <climits>
+#include <random>
+
+namespace ratchet {
+namespace {
+
+Status WriteAll(int fd, std::string_view bytes, const std::string& path) {
+  size_t done = 0;
+  while (done < bytes.size()) {
+    ssize_t n = write(fd, bytes.data() + done, bytes.size() - done);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      return Status::IOError("write " + path, errno);
+    }
+    done += static_cast<size_t>(n);
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
+Result<std::string> ReadFile(const std::string& path) {
+  int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return Status::IOError("open " + path, errno);
+  std::string out;
+  char buffer[1 << 16];
+  for (;;) {
+    ssize_t n = read(fd, buffer, sizeof buffer);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      int error = errno;
+      close(fd);
+      return Status::IOError("read " + path, error);
+    }
+    if (n == 0) break;
+    out.append(buffer, static_cast<size_t>(n));
+  }
+  close(fd);
+  return out;
+}
+
+Status WriteFileAtomic(const std::string& path, std::string_view bytes, int mode) {
+  const std::string folder = DirName(path);
+  std::random_device random;
+  const std::string temporary = folder + "/." + BaseName(path) + ".tmp-" +
+                                std::to_string(getpid()) + "-" + std::to_string(random());
+  int fd = open(temporary.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, mode);
+  if (fd < 0) return Status::IOError("create " + temporary, errno);
+  Status status = WriteAll(fd, bytes, temporary);
+  if (status.ok() && fchmod(fd, static_cast<mode_t>(mode)) != 0) {
+    status = Status::IOError("chmod " + temporary, errno);
+  }
+  if (status.ok() && fsync(fd) != 0) status = Status::IOError("fsync " + temporary, errno);
+  if (close(fd) != 0 && status.ok()) status = Status::IOError("close " + temporary, errno);
+  if (status.ok() && rename(temporary.c_str(), path.c_str()) != 0) {
+    status = Status::IOError("rename " + temporary + " to " + path, errno);
+  }
+  if (!status.ok()) {
+    unlink(temporary.c_str());
+    return status;
+  }
+  int dir = open(folder.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (dir < 0) return Status::IOError("open " + folder, errno);
+  if (fsync(dir) != 0) status = Status::IOError("fsync " + folder, errno);
+  close(dir);
+  return status;
+}
+
+bool PathExists(const std::string& path) {
+  struct stat info;
+  return lstat(path.c_str(), &info) == 0;
+}
+
+bool IsDirectory(const std::string& path) {
+  struct stat info;
+  return stat(path.c_str(), &info) == 0 && S_ISDIR(info.st_mode);
+}
+
+std::string DirName(const std::string& path) {
+  std::string trimmed = path;
+  while (trimmed.size() > 1 && trimmed.back() == '/') trimmed.pop_back();
+  size_t slash = trimmed.rfind('/');
+  if (slash == std::string::npos) return ".";
+  if (slash == 0) return "/";
+  return trimmed.substr(0, slash);
+}
+
+std::string BaseName(const std::string& path) {
+  std::string trimmed = path;
+  while (trimmed.size() > 1 && trimmed.back() == '/') trimmed.pop_back();
+  size_t slash = trimmed.rfind('/');
+  return slash == std::string::npos ? trimmed : trimmed.substr(slash + 1);
+}
+
+Result<std::string> SelfExecutable() {
+  char buffer[PATH_MAX];
+  ssize_t n = readlink("/proc/self/exe", buffer, sizeof buffer - 1);
+  if (n < 0) return Status::IOError("readlink /proc/self/exe", errno);
+  return std::string(buffer, static_cast<size_t>(n));
+}
+
+}  // namespace ratchet

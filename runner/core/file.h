@@ -1,0 +1,32 @@
+// Files as ratchet writes them: whole-file reads, atomic replacement (a reader sees the old
+// bytes or the new, never half), and every descriptor opened O_CLOEXEC so none leaks into a
+// worker.
+#ifndef RATCHET_CORE_FILE_H_
+#define RATCHET_CORE_FILE_H_
+
+#include <string>
+#include <string_view>
+
+#include "core/status.h"
+
+namespace ratchet {
+
+Result<std::string> ReadFile(const std::string& path);
+
+// Writes `bytes` to a temporary file beside `path`, fsyncs it, renames it over `path` and fsyncs
+// the folder. On any error `path` is left as it was and the temporary file is removed.
+Status WriteFileAtomic(const std::string& path, std::string_view bytes, int mode = 0644);
+
+bool PathExists(const std::string& path);
+bool IsDirectory(const std::string& path);
+
+// The folder part and the last part of a path ("a/b/c" -> "a/b", "c"; "c" -> ".", "c").
+std::string DirName(const std::string& path);
+std::string BaseName(const std::string& path);
+
+// The absolute path of the running executable (/proc/self/exe).
+Result<std::string> SelfExecutable();
+
+}  // namespace ratchet
+
+#endif  // RATCHET_CORE_FILE_H_

@@ -1,0 +1,50 @@
+// A fresh directory is one unit of output (an evidence directory, a written draw): it is built
+// in a hidden partial folder beside its final name and renamed into place only when complete.
+// It never exists already, is never reused, and is never reached through a symlink.
+#ifndef RATCHET_CORE_FRESH_DIRECTORY_H_
+#define RATCHET_CORE_FRESH_DIRECTORY_H_
+
+#include <string>
+#include <string_view>
+
+#include "core/status.h"
+
+namespace ratchet {
+
+class FreshDirectory {
+ public:
+  // Refuses a `final_path` that exists (a file, a folder or a symlink, dangling or not) and a
+  // parent folder that is a symlink or missing. Creates ".<name>.partial-<random>" beside it.
+  static Result<FreshDirectory> Begin(const std::string& final_path);
+
+  FreshDirectory(FreshDirectory&& other) noexcept;
+  FreshDirectory& operator=(FreshDirectory&&) = delete;
+  FreshDirectory(const FreshDirectory&) = delete;
+  ~FreshDirectory();  // an uncommitted, unabandoned partial folder stays, as evidence of a stop
+
+  // Where files go while the directory is incomplete.
+  const std::string& partial_path() const { return partial_path_; }
+  const std::string& final_path() const { return final_path_; }
+
+  // Creates `relative` (folders separated by '/') under the partial folder.
+  Status MakeSubdirectory(const std::string& relative);
+  // Writes one file under the partial folder (created exclusively, fsynced).
+  Status WriteFile(const std::string& relative, std::string_view bytes);
+
+  // fsyncs the partial folder, renames it to the final name (refusing to replace anything that
+  // appeared there meanwhile) and fsyncs the parent.
+  Status Commit();
+  // Removes the partial folder and everything in it.
+  void Abandon();
+
+ private:
+  FreshDirectory(std::string final_path, std::string partial_path)
+      : final_path_(std::move(final_path)), partial_path_(std::move(partial_path)) {}
+  std::string final_path_;
+  std::string partial_path_;
+  bool done_ = false;
+};
+
+}  // namespace ratchet
+
+#endif  // RATCHET_CORE_FRESH_DIRECTORY_H_
