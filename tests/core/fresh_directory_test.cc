@@ -7,7 +7,7 @@
 #include <filesystem>
 
 #include "core/file.h"
-#include "temp_dir.h"
+#include "support/temp_dir.h"
 
 namespace ratchet {
 namespace {

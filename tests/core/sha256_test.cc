@@ -5,7 +5,7 @@
 #include <string>
 
 #include "core/file.h"
-#include "temp_dir.h"
+#include "support/temp_dir.h"
 
 namespace ratchet {
 namespace {

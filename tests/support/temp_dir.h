@@ -1,6 +1,6 @@
 // A temporary folder for a test, removed with everything in it when the test ends.
-#ifndef RATCHET_TESTS_CORE_TEMP_DIR_H_
-#define RATCHET_TESTS_CORE_TEMP_DIR_H_
+#ifndef RATCHET_TESTS_SUPPORT_TEMP_DIR_H_
+#define RATCHET_TESTS_SUPPORT_TEMP_DIR_H_
 
 #include <cstdlib>
 #include <filesystem>
@@ -27,4 +27,4 @@ class TempDir {
 
 }  // namespace ratchet
 
-#endif  // RATCHET_TESTS_CORE_TEMP_DIR_H_
+#endif  // RATCHET_TESTS_SUPPORT_TEMP_DIR_H_
