@@ -1,0 +1,125 @@
+#include "contract/contract.h"
+
+#include <algorithm>
+
+namespace ratchet {
+namespace {
+
+Json NullIfEmpty(const std::optional<std::string>& value) {
+  return value ? Json(*value) : Json(nullptr);
+}
+
+Json DeviceJson(const DeviceFacts& device) {
+  if (device.kind != "cuda") return {{"kind", device.kind}};
+  Json power = nullptr;
+  if (device.power_limit_mw) {
+    // Whole watts stay integers, as boards report them; a fraction keeps its milliwatts.
+    unsigned mw = *device.power_limit_mw;
+    power = mw % 1000 == 0 ? Json(mw / 1000) : Json(mw / 1000.0);
+  }
+  return {{"kind", "cuda"},
+          {"name", NullIfEmpty(device.name)},
+          {"driver", NullIfEmpty(device.driver)},
+          {"cuda_driver", NullIfEmpty(device.cuda_driver)},
+          {"vbios", NullIfEmpty(device.vbios)},
+          {"power_limit_w", power}};
+}
+
+void Diff(const Json& a, const Json& b, const std::string& path, std::vector<std::string>* out) {
+  if (a.is_object() && b.is_object()) {
+    for (auto it = a.begin(); it != a.end(); ++it) {
+      auto other = b.find(it.key());
+      if (other == b.end()) {
+        out->push_back(JoinPath(path, it.key()));
+      } else {
+        Diff(it.value(), *other, JoinPath(path, it.key()), out);
+      }
+    }
+    for (auto it = b.begin(); it != b.end(); ++it) {
+      if (!a.contains(it.key())) out->push_back(JoinPath(path, it.key()));
+    }
+    return;
+  }
+  if (a.is_array() && b.is_array()) {
+    for (size_t i = 0; i < std::max(a.size(), b.size()); ++i) {
+      if (i >= a.size() || i >= b.size()) {
+        out->push_back(JoinPath(path, i));
+      } else {
+        Diff(a[i], b[i], JoinPath(path, i), out);
+      }
+    }
+    return;
+  }
+  if (a != b) out->push_back(path);
+}
+
+}  // namespace
+
+Result<Json> BuildContract(const LockedInputs& locked, const MachineFacts& machine) {
+  Json datasets = Json::object();
+  for (const DatasetLock& dataset : locked.datasets) {
+    if (datasets.contains(dataset.name)) {
+      return Status::Internal("the dataset " + dataset.name + " is given twice");
+    }
+    datasets[dataset.name] = dataset.present ? Json{{"images_sha256", dataset.images_sha256},
+                                                    {"labels_sha256", dataset.labels_sha256}}
+                                             : Json(nullptr);
+  }
+  Json contract = {
+      {"schema", kContractSchema},
+      {"locked",
+       {{"harness",
+         {{"name", kHarnessName},
+          {"version", locked.harness_version},
+          {"source_sha256", locked.harness_source_sha256}}},
+        {"rules", {{"id", locked.rules_id}, {"sha256", locked.rules_sha256}}},
+        // The hashes of worker.py and check_source.py join here when the workers exist, and the
+        // sandbox policy's hash when the sandbox does (docs/contract.md).
+        {"workers", Json::object()},
+        {"datasets", datasets},
+        {"sandbox", nullptr}}},
+      {"lane",
+       {{"binaries", {{"ratchet", machine.binary_sha256}}},
+        {"toolchain",
+         {{"cxx", machine.cxx}, {"glibc", machine.glibc}, {"libraries", machine.libraries}}},
+        {"device", DeviceJson(machine.device)}}},
+      {"observed", {{"processor", machine.processor}}}};
+  if (machine.device.uuid) contract["observed"]["device_uuid"] = *machine.device.uuid;
+  if (!machine.device.note.empty()) contract["observed"]["device_note"] = machine.device.note;
+
+  Result<std::string> id = LaneId(contract["lane"]);
+  if (!id.ok()) return id.status().Annotate("the contract's lane");
+  contract["lane"]["id"] = *id;
+  // Every value must have one canonical form, or the contract could not be hashed as evidence.
+  Result<std::string> canonical = CanonicalJson(contract);
+  if (!canonical.ok()) return canonical.status().Annotate("the contract");
+  return contract;
+}
+
+Result<std::string> LaneId(const Json& lane) {
+  Json without_id = lane;
+  if (without_id.is_object()) without_id.erase("id");
+  Result<std::string> digest = CanonicalSha256(without_id);
+  if (!digest.ok()) return digest.status();
+  return digest->substr(0, kLaneIdLength);
+}
+
+std::vector<std::string> DiffLocked(const Json& a, const Json& b) {
+  auto locked = [](const Json& contract) -> const Json* {
+    if (!contract.is_object()) return nullptr;
+    auto it = contract.find("locked");
+    return it == contract.end() ? nullptr : &*it;
+  };
+  const Json* left = locked(a);
+  const Json* right = locked(b);
+  std::vector<std::string> paths;
+  if (left == nullptr || right == nullptr) {
+    if (left != right) paths.push_back("locked");
+    return paths;
+  }
+  Diff(*left, *right, "locked", &paths);
+  std::sort(paths.begin(), paths.end());
+  return paths;
+}
+
+}  // namespace ratchet

@@ -1,0 +1,54 @@
+// The run contract (docs/contract.md): what a run is bound to. `locked` must equal the
+// baseline's before any outcome is compared; `lane` is the machine side, whose id groups the
+// runs whose timings may be compared; `observed` is recorded for the evidence, never compared.
+#ifndef RATCHET_CONTRACT_CONTRACT_H_
+#define RATCHET_CONTRACT_CONTRACT_H_
+
+#include <string>
+#include <vector>
+
+#include "contract/facts.h"
+#include "core/canonical_json.h"
+#include "core/status.h"
+
+namespace ratchet {
+
+inline constexpr char kContractSchema[] = "ratchet.contract/1";
+inline constexpr char kHarnessName[] = "ratchet";
+// The lane id is this many hex characters of the lane's canonical sha256.
+inline constexpr size_t kLaneIdLength = 16;
+
+// A dataset as the contract locks it: by the sha256 of its decompressed IDX files.
+struct DatasetLock {
+  std::string name;  // "mnist", "fashion", "kmnist"
+  bool present = false;
+  std::string images_sha256;
+  std::string labels_sha256;
+};
+
+// Everything under `locked`, as plain values.
+struct LockedInputs {
+  std::string harness_version;
+  std::string harness_source_sha256;
+  std::string rules_id;
+  std::string rules_sha256;
+  std::vector<DatasetLock> datasets;  // each by its name; an absent one is locked as null
+};
+
+// The contract of `locked` inputs on the machine `machine` describes. Pure. An error when a
+// value has no canonical JSON form (a string that is not UTF-8) or a dataset comes twice.
+Result<Json> BuildContract(const LockedInputs& locked, const MachineFacts& machine);
+
+// The id of a lane object: the first kLaneIdLength hex characters of the sha256 of its
+// canonical JSON, its own "id" member left out.
+Result<std::string> LaneId(const Json& lane);
+
+// The paths ("locked.rules.sha256") at which the `locked` objects of two contracts differ:
+// every leaf whose value differs, every key one side has and the other lacks, and a node that is
+// an object on one side and something else on the other (named once, not its leaves). Sorted;
+// empty when the two are equal.
+std::vector<std::string> DiffLocked(const Json& a, const Json& b);
+
+}  // namespace ratchet
+
+#endif  // RATCHET_CONTRACT_CONTRACT_H_

@@ -1,0 +1,51 @@
+// The device of a lane, read from the NVIDIA driver's management library. NVML is opened with
+// dlopen("libnvidia-ml.so.1"), never linked, so the parent never loads CUDA and a machine
+// without a driver is a CPU lane, not an error.
+#ifndef RATCHET_CONTRACT_NVML_H_
+#define RATCHET_CONTRACT_NVML_H_
+
+#include <optional>
+#include <string>
+
+#include "contract/facts.h"
+#include "core/status.h"
+
+namespace ratchet {
+
+inline constexpr char kNvmlLibrary[] = "libnvidia-ml.so.1";
+
+// The part of NVML a contract reads, as the C functions it exports (nvmlReturn_t is an int,
+// 0 for success; nvmlDevice_t an opaque pointer), so a test can stand in for a driver.
+struct NvmlApi {
+  int (*init)();                                 // nvmlInit_v2
+  int (*shutdown)();                             // nvmlShutdown
+  const char* (*error_string)(int);              // nvmlErrorString
+  int (*device_count)(unsigned*);                // nvmlDeviceGetCount_v2
+  int (*handle_by_index)(unsigned, void**);      // nvmlDeviceGetHandleByIndex_v2
+  int (*handle_by_uuid)(const char*, void**);    // nvmlDeviceGetHandleByUUID
+  int (*device_name)(void*, char*, unsigned);    // nvmlDeviceGetName
+  int (*device_uuid)(void*, char*, unsigned);    // nvmlDeviceGetUUID
+  int (*vbios_version)(void*, char*, unsigned);  // nvmlDeviceGetVbiosVersion
+  int (*power_limit)(void*, unsigned*);          // nvmlDeviceGetPowerManagementLimit
+  int (*driver_version)(char*, unsigned);        // nvmlSystemGetDriverVersion
+  int (*cuda_driver_version)(int*);              // nvmlSystemGetCudaDriverVersion
+};
+
+// Reads the board `uuid` names, or device 0 without one, through `api` (initialized here and
+// shut down before returning). A driver that does not initialize or has no device gives a CPU
+// device whose note says why; a `uuid` the driver does not know is an error. A query the
+// board refuses leaves its field empty (null in the contract).
+Result<DeviceFacts> ReadDevice(const NvmlApi& api, const std::optional<std::string>& uuid);
+
+// Opens `library` and reads the device through it. A library that does not load, or lacks a
+// function, gives {"kind": "cpu"} with a note, unless a `uuid` was asked for: then the board
+// the worker runs on cannot be described, which is an error (Unavailable).
+Result<DeviceFacts> ProbeDevice(const std::optional<std::string>& uuid,
+                                const char* library = kNvmlLibrary);
+
+// NVML's CUDA driver version (1000 * major + 10 * minor) as "major.minor": 12040 -> "12.4".
+std::string FormatCudaDriverVersion(int version);
+
+}  // namespace ratchet
+
+#endif  // RATCHET_CONTRACT_NVML_H_

@@ -1,0 +1,186 @@
+// `ratchet contract` as a user runs it: the built binary, its output and its exit codes.
+#include <fcntl.h>
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdlib>
+
+#include "contract/contract.h"
+#include "contract/source_sha256.h"
+#include "core/canonical_json.h"
+#include "core/file.h"
+#include "core/sha256.h"
+#include "core/version.h"
+#include "rules/rule_set.h"
+
+namespace ratchet {
+namespace {
+
+struct CommandRun {
+  int exit_code = -1;
+  std::string out;
+  std::string err;
+};
+
+class ContractCommand : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    const char* binary = std::getenv("RATCHET_BINARY");
+    ASSERT_NE(binary, nullptr) << "RATCHET_BINARY is not set";
+    binary_ = binary;
+    char folder[] = "/tmp/ratchet-contract-test-XXXXXX";
+    ASSERT_NE(mkdtemp(folder), nullptr);
+    folder_ = folder;
+  }
+  void TearDown() override {
+    if (!folder_.empty()) std::system(("rm -rf '" + folder_ + "'").c_str());
+  }
+
+  // Runs `ratchet contract ARGS...`, its output captured in files (no pipe to fill up).
+  CommandRun Contract(std::vector<std::string> args) {
+    args.insert(args.begin(), {binary_, "contract"});
+    const std::string out_path = folder_ + "/stdout", err_path = folder_ + "/stderr";
+    pid_t pid = fork();
+    if (pid == 0) {
+      int out = open(out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+      int err = open(err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+      if (out < 0 || err < 0 || dup2(out, 1) < 0 || dup2(err, 2) < 0) _exit(125);
+      std::vector<char*> argv;
+      for (std::string& arg : args) argv.push_back(arg.data());
+      argv.push_back(nullptr);
+      execv(argv[0], argv.data());
+      _exit(126);
+    }
+    CommandRun run;
+    int status = 0;
+    if (pid < 0 || waitpid(pid, &status, 0) != pid) return run;
+    run.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+    run.out = ReadFile(out_path).ok() ? *ReadFile(out_path) : "";
+    run.err = ReadFile(err_path).ok() ? *ReadFile(err_path) : "";
+    return run;
+  }
+
+  Json ContractJson() {
+    CommandRun run = Contract({"--json"});
+    EXPECT_EQ(run.exit_code, 0) << run.err;
+    Result<Json> parsed = ParseJson(run.out, "ratchet contract --json");
+    EXPECT_TRUE(parsed.ok()) << parsed.status().ToString();
+    if (parsed.ok()) {
+      EXPECT_EQ(run.out, parsed->dump(2) + "\n") << "not 2-space indented with sorted keys";
+    }
+    return parsed.ok() ? *parsed : Json::object();
+  }
+
+  std::string binary_;
+  std::string folder_;
+};
+
+bool IsHex(const Json& value, size_t length) {
+  if (!value.is_string()) return false;
+  const std::string text = value;
+  return text.size() == length && text.find_first_not_of("0123456789abcdef") == std::string::npos;
+}
+
+TEST_F(ContractCommand, JsonHasTheDocumentedShape) {
+  Json contract = ContractJson();
+  EXPECT_EQ(contract["schema"], "ratchet.contract/1");
+  const Json& harness = contract["locked"]["harness"];
+  EXPECT_EQ(harness["name"], "ratchet");
+  EXPECT_EQ(harness["version"], kRatchetVersion);
+  EXPECT_TRUE(IsHex(harness["source_sha256"], 64)) << harness;
+  EXPECT_EQ(harness["source_sha256"], HarnessSourceSha256());
+  EXPECT_EQ(contract["locked"]["rules"]["id"], "mnist-a100/1.2.0");
+  EXPECT_TRUE(IsHex(contract["locked"]["rules"]["sha256"], 64));
+  for (const char* name : {"mnist", "fashion", "kmnist"}) {
+    const Json& dataset = contract["locked"]["datasets"][name];
+    EXPECT_TRUE(dataset.is_null() ||
+                (IsHex(dataset["images_sha256"], 64) && IsHex(dataset["labels_sha256"], 64)))
+        << name << ": " << dataset;
+  }
+  EXPECT_EQ(contract["locked"]["workers"], Json::object());
+  EXPECT_TRUE(contract["locked"]["sandbox"].is_null());
+
+  Json lane = contract["lane"];
+  ASSERT_TRUE(IsHex(lane["id"], 16)) << lane["id"];
+  Result<std::string> id = LaneId(lane);
+  ASSERT_TRUE(id.ok());
+  EXPECT_EQ(lane["id"], *id);
+  EXPECT_EQ(lane["binaries"]["ratchet"], *Sha256File(binary_));
+  EXPECT_TRUE(lane["toolchain"]["libraries"].contains("libc.so.6"));
+  EXPECT_TRUE(lane["toolchain"]["libraries"].contains("libcrypto.so.3"));
+  EXPECT_TRUE(lane["device"]["kind"] == "cpu" || lane["device"]["kind"] == "cuda");
+  EXPECT_TRUE(contract["observed"]["processor"].is_string());
+}
+
+TEST_F(ContractCommand, LaneIdIsStableAcrossRuns) {
+  EXPECT_EQ(ContractJson()["lane"], ContractJson()["lane"]);
+}
+
+TEST_F(ContractCommand, ListingNamesEachPart) {
+  Json contract = ContractJson();
+  CommandRun run = Contract({});
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  for (const std::string& expected :
+       {std::string("harness"), std::string("mnist-a100/1.2.0"),
+        contract["locked"]["harness"]["source_sha256"].get<std::string>(), std::string("kmnist"),
+        std::string("sandbox"), "lane " + contract["lane"]["id"].get<std::string>(),
+        std::string("libc.so.6"), std::string("device"), std::string("processor")}) {
+    EXPECT_NE(run.out.find(expected), std::string::npos) << expected << " in\n" << run.out;
+  }
+}
+
+TEST_F(ContractCommand, RulesThatDoNotParseExitTwoNamingTheField) {
+  Result<Json> rules = ParseJson(EmbeddedRuleSetText(), "embedded rules");
+  ASSERT_TRUE(rules.ok());
+  (*rules)["calls"]["mnist_calls"] = "eleven";
+  const std::string path = folder_ + "/rules.json";
+  ASSERT_TRUE(WriteFileAtomic(path, rules->dump(2)).ok());
+  CommandRun run = Contract({"--rules", path});
+  EXPECT_EQ(run.exit_code, 2);
+  EXPECT_NE(run.err.find("calls.mnist_calls"), std::string::npos) << run.err;
+  EXPECT_TRUE(run.out.empty()) << run.out;
+}
+
+TEST_F(ContractCommand, ARulesFileIsLockedByItsHash) {
+  Result<Json> rules = ParseJson(EmbeddedRuleSetText(), "embedded rules");
+  ASSERT_TRUE(rules.ok());
+  const std::string path = folder_ + "/rules.json";
+  ASSERT_TRUE(WriteFileAtomic(path, rules->dump(4)).ok());
+  CommandRun run = Contract({"--json", "--rules", path});
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  Result<Json> contract = ParseJson(run.out, "ratchet contract --json");
+  ASSERT_TRUE(contract.ok());
+  EXPECT_EQ((*contract)["locked"]["rules"]["id"], (*rules)["id"]);
+  EXPECT_EQ((*contract)["locked"]["rules"]["sha256"], *CanonicalSha256(*rules));
+}
+
+TEST_F(ContractCommand, MissingRulesFileExitsTwo) {
+  CommandRun run = Contract({"--rules", folder_ + "/no-such-rules.json"});
+  EXPECT_EQ(run.exit_code, 2);
+  EXPECT_NE(run.err.find("no-such-rules.json"), std::string::npos) << run.err;
+}
+
+TEST_F(ContractCommand, MissingDataFolderExitsTwo) {
+  CommandRun run = Contract({"--data", "/nonexistent/ratchet-data"});
+  EXPECT_EQ(run.exit_code, 2);
+  EXPECT_NE(run.err.find("/nonexistent/ratchet-data"), std::string::npos) << run.err;
+}
+
+TEST_F(ContractCommand, UnknownOptionExitsTwo) {
+  CommandRun run = Contract({"--bogus"});
+  EXPECT_EQ(run.exit_code, 2);
+  EXPECT_NE(run.err.find("--bogus"), std::string::npos) << run.err;
+  EXPECT_EQ(Contract({"extra"}).exit_code, 2);
+}
+
+TEST_F(ContractCommand, HelpListsEveryOption) {
+  CommandRun run = Contract({"--help"});
+  EXPECT_EQ(run.exit_code, 0);
+  for (const char* option : {"--json", "--data DIR", "--rules FILE"}) {
+    EXPECT_NE(run.out.find(option), std::string::npos) << option;
+  }
+}
+
+}  // namespace
+}  // namespace ratchet

@@ -1,0 +1,212 @@
+// The contract builder, the lane id and DiffLocked, on plain values.
+#include "contract/contract.h"
+
+#include <gtest/gtest.h>
+
+#include <functional>
+#include <set>
+
+#include "core/file.h"
+#include "source_dir.h"
+
+namespace ratchet {
+namespace {
+
+LockedInputs FixedLocked() {
+  LockedInputs locked;
+  locked.harness_version = "0.1.0";
+  locked.harness_source_sha256 = std::string(64, 'a');
+  locked.rules_id = "mnist-a100/1.2.0";
+  locked.rules_sha256 = std::string(64, 'b');
+  locked.datasets = {{"mnist", true, std::string(64, '1'), std::string(64, '2')},
+                     {"fashion", true, std::string(64, '3'), std::string(64, '4')},
+                     {"kmnist", false, "", ""}};
+  return locked;
+}
+
+MachineFacts FixedCudaMachine() {
+  MachineFacts machine;
+  machine.binary_sha256 = std::string(64, 'c');
+  machine.cxx = "g++ 12.2.0";
+  machine.glibc = "2.36";
+  machine.libraries = {{"libc.so.6", std::string(64, 'd')},
+                       {"libcrypto.so.3", std::string(64, 'e')}};
+  machine.device.kind = "cuda";
+  machine.device.name = "NVIDIA H200";
+  machine.device.driver = "550.90.07";
+  machine.device.cuda_driver = "12.4";
+  machine.device.vbios = "96.00.99.00.01";
+  machine.device.power_limit_mw = 700000;
+  machine.device.uuid = "GPU-00000000-1111-2222-3333-444444444444";
+  machine.processor = "AMD EPYC 9654 96-Core Processor";
+  return machine;
+}
+
+Json Build(const LockedInputs& locked, const MachineFacts& machine) {
+  Result<Json> contract = BuildContract(locked, machine);
+  EXPECT_TRUE(contract.ok()) << contract.status().ToString();
+  return contract.ok() ? *contract : Json();
+}
+
+std::string LaneIdOf(const MachineFacts& machine) {
+  return Build(FixedLocked(), machine)["lane"]["id"].get<std::string>();
+}
+
+TEST(ContractBuilder, MatchesThePinnedFile) {
+  const std::string path = TestSourceDir() + "/tests/contract/testdata/contract.json";
+  Result<std::string> pinned = ReadFile(path);
+  ASSERT_TRUE(pinned.ok()) << pinned.status().ToString();
+  EXPECT_EQ(Build(FixedLocked(), FixedCudaMachine()).dump(2) + "\n", *pinned);
+}
+
+TEST(ContractBuilder, LaneIdIsTheCanonicalHashOfTheLaneWithoutItsId) {
+  Json contract = Build(FixedLocked(), FixedCudaMachine());
+  Json lane = contract["lane"];
+  const std::string id = lane["id"];
+  ASSERT_EQ(id.size(), kLaneIdLength);
+  lane.erase("id");
+  Result<std::string> digest = CanonicalSha256(lane);
+  ASSERT_TRUE(digest.ok());
+  EXPECT_EQ(id, digest->substr(0, kLaneIdLength));
+  Result<std::string> again = LaneId(contract["lane"]);
+  ASSERT_TRUE(again.ok());
+  EXPECT_EQ(*again, id);
+}
+
+TEST(ContractBuilder, LaneIdIsStableForTheSameFacts) {
+  EXPECT_EQ(LaneIdOf(FixedCudaMachine()), LaneIdOf(FixedCudaMachine()));
+}
+
+TEST(ContractBuilder, LaneIdChangesWhenAnyLaneFieldChanges) {
+  const std::vector<std::pair<std::string, std::function<void(MachineFacts&)>>> changes = {
+      {"binary", [](MachineFacts& m) { m.binary_sha256 = std::string(64, 'f'); }},
+      {"cxx", [](MachineFacts& m) { m.cxx = "g++ 12.3.0"; }},
+      {"glibc", [](MachineFacts& m) { m.glibc = "2.37"; }},
+      {"library hash", [](MachineFacts& m) { m.libraries["libc.so.6"] = std::string(64, '0'); }},
+      {"library added", [](MachineFacts& m) { m.libraries["libz.so.1"] = std::string(64, '0'); }},
+      {"library removed", [](MachineFacts& m) { m.libraries.erase("libcrypto.so.3"); }},
+      {"device kind", [](MachineFacts& m) { m.device = DeviceFacts(); }},
+      {"device name", [](MachineFacts& m) { m.device.name = "NVIDIA A100-SXM4-80GB"; }},
+      {"driver", [](MachineFacts& m) { m.device.driver = "550.90.08"; }},
+      {"cuda driver", [](MachineFacts& m) { m.device.cuda_driver = "12.5"; }},
+      {"vbios", [](MachineFacts& m) { m.device.vbios = "96.00.99.00.02"; }},
+      {"power limit", [](MachineFacts& m) { m.device.power_limit_mw = 600000; }},
+      {"power unknown", [](MachineFacts& m) { m.device.power_limit_mw.reset(); }},
+  };
+  std::set<std::string> ids = {LaneIdOf(FixedCudaMachine())};
+  for (const auto& [what, change] : changes) {
+    MachineFacts machine = FixedCudaMachine();
+    change(machine);
+    EXPECT_TRUE(ids.insert(LaneIdOf(machine)).second) << "changing the " << what;
+  }
+}
+
+TEST(ContractBuilder, ProcessorAndBoardIdentityStayOutOfTheLane) {
+  MachineFacts other = FixedCudaMachine();
+  other.processor = "Intel(R) Xeon(R) Platinum 8480+";
+  other.device.uuid = "GPU-99999999-1111-2222-3333-444444444444";
+  Json a = Build(FixedLocked(), FixedCudaMachine());
+  Json b = Build(FixedLocked(), other);
+  EXPECT_EQ(a["lane"], b["lane"]);
+  EXPECT_EQ(b["observed"]["processor"], "Intel(R) Xeon(R) Platinum 8480+");
+  EXPECT_EQ(b["observed"]["device_uuid"], "GPU-99999999-1111-2222-3333-444444444444");
+}
+
+TEST(ContractBuilder, LockedInputsStayOutOfTheLane) {
+  LockedInputs locked = FixedLocked();
+  locked.rules_sha256 = std::string(64, '9');
+  locked.datasets[2] = {"kmnist", true, std::string(64, '5'), std::string(64, '6')};
+  EXPECT_EQ(Build(locked, FixedCudaMachine())["lane"]["id"],
+            Build(FixedLocked(), FixedCudaMachine())["lane"]["id"]);
+}
+
+TEST(ContractBuilder, CpuDeviceIsOnlyItsKind) {
+  MachineFacts machine = FixedCudaMachine();
+  machine.device = DeviceFacts();
+  machine.device.note = "no NVIDIA driver: libnvidia-ml.so.1: cannot open shared object file";
+  Json contract = Build(FixedLocked(), machine);
+  EXPECT_EQ(contract["lane"]["device"], Json({{"kind", "cpu"}}));
+  EXPECT_FALSE(contract["observed"].contains("device_uuid"));
+  EXPECT_EQ(contract["observed"]["device_note"], machine.device.note);
+}
+
+TEST(ContractBuilder, FractionalPowerLimitKeepsItsMilliwatts) {
+  MachineFacts machine = FixedCudaMachine();
+  machine.device.power_limit_mw = 312500;
+  EXPECT_EQ(Build(FixedLocked(), machine)["lane"]["device"]["power_limit_w"].get<double>(), 312.5);
+}
+
+TEST(ContractBuilder, RefusesAStringThatIsNotUtf8) {
+  MachineFacts machine = FixedCudaMachine();
+  machine.device.name = std::string("NVIDIA \xff");
+  Result<Json> contract = BuildContract(FixedLocked(), machine);
+  ASSERT_FALSE(contract.ok());
+  EXPECT_NE(contract.status().message().find("device.name"), std::string::npos)
+      << contract.status().message();
+}
+
+TEST(ContractBuilder, RefusesADatasetGivenTwice) {
+  LockedInputs locked = FixedLocked();
+  locked.datasets.push_back({"mnist", false, "", ""});
+  Result<Json> contract = BuildContract(locked, FixedCudaMachine());
+  ASSERT_FALSE(contract.ok());
+  EXPECT_NE(contract.status().message().find("mnist"), std::string::npos);
+}
+
+TEST(ContractDiff, EqualContractsHaveNoDifference) {
+  Json a = Build(FixedLocked(), FixedCudaMachine());
+  EXPECT_TRUE(DiffLocked(a, a).empty());
+}
+
+TEST(ContractDiff, NamesEveryChangedLeafAndNothingElse) {
+  LockedInputs changed = FixedLocked();
+  changed.rules_sha256 = std::string(64, '9');
+  changed.harness_version = "0.2.0";
+  changed.datasets[0].labels_sha256 = std::string(64, '7');
+  Json a = Build(FixedLocked(), FixedCudaMachine());
+  Json b = Build(changed, FixedCudaMachine());
+  EXPECT_EQ(DiffLocked(a, b),
+            (std::vector<std::string>{"locked.datasets.mnist.labels_sha256",
+                                      "locked.harness.version", "locked.rules.sha256"}));
+}
+
+TEST(ContractDiff, DatasetThatAppearedIsNamedOnce) {
+  LockedInputs changed = FixedLocked();
+  changed.datasets[2] = {"kmnist", true, std::string(64, '5'), std::string(64, '6')};
+  EXPECT_EQ(
+      DiffLocked(Build(FixedLocked(), FixedCudaMachine()), Build(changed, FixedCudaMachine())),
+      std::vector<std::string>{"locked.datasets.kmnist"});
+}
+
+TEST(ContractDiff, NamesAddedAndRemovedKeys) {
+  Json a = Build(FixedLocked(), FixedCudaMachine());
+  Json b = a;
+  b["locked"]["workers"]["worker.py"] = std::string(64, '8');
+  b["locked"]["harness"].erase("name");
+  EXPECT_EQ(DiffLocked(a, b),
+            (std::vector<std::string>{"locked.harness.name", "locked.workers.worker.py"}));
+  EXPECT_EQ(DiffLocked(b, a), DiffLocked(a, b));
+}
+
+TEST(ContractDiff, IgnoresTheLaneAndWhatWasObserved) {
+  MachineFacts other = FixedCudaMachine();
+  other.device = DeviceFacts();
+  other.processor = "another";
+  EXPECT_TRUE(
+      DiffLocked(Build(FixedLocked(), FixedCudaMachine()), Build(FixedLocked(), other)).empty());
+}
+
+TEST(ContractDiff, ComparesArraysByPosition) {
+  Json a = {{"locked", {{"list", {1, 2, 3}}}}};
+  Json b = {{"locked", {{"list", {1, 5}}}}};
+  EXPECT_EQ(DiffLocked(a, b), (std::vector<std::string>{"locked.list[1]", "locked.list[2]"}));
+}
+
+TEST(ContractDiff, ContractWithoutLockedDiffersAtTheTop) {
+  Json a = Build(FixedLocked(), FixedCudaMachine());
+  EXPECT_EQ(DiffLocked(a, Json::object()), std::vector<std::string>{"locked"});
+  EXPECT_TRUE(DiffLocked(Json::object(), Json::object()).empty());
+}
+
+}  // namespace
+}  // namespace ratchet
