@@ -6,7 +6,9 @@
 
 #include <cerrno>
 #include <climits>
+#include <algorithm>
 #include <random>
+#include <vector>
 
 namespace ratchet {
 namespace {
@@ -26,13 +28,33 @@ Status WriteAll(int fd, std::string_view bytes, const std::string& path) {
 
 }  // namespace
 
-Result<std::string> ReadFile(const std::string& path) {
+Status ForEachChunk(const std::string& path, size_t chunk_bytes,
+                    const std::function<void(const char* data, size_t size)>& sink) {
+  int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return Status::IOError("open " + path, errno);
+  std::vector<char> buffer(chunk_bytes);
+  for (;;) {
+    ssize_t n = read(fd, buffer.data(), buffer.size());
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      int error = errno;
+      close(fd);
+      return Status::IOError("read " + path, error);
+    }
+    if (n == 0) break;
+    sink(buffer.data(), static_cast<size_t>(n));
+  }
+  close(fd);
+  return Status::Ok();
+}
+
+Result<std::string> ReadFile(const std::string& path, size_t limit) {
   int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) return Status::IOError("open " + path, errno);
   std::string out;
   char buffer[1 << 16];
-  for (;;) {
-    ssize_t n = read(fd, buffer, sizeof buffer);
+  while (out.size() < limit) {
+    ssize_t n = read(fd, buffer, std::min(sizeof buffer, limit - out.size()));
     if (n < 0) {
       if (errno == EINTR) continue;
       int error = errno;

@@ -4,6 +4,7 @@
 #ifndef RATCHET_CORE_FILE_H_
 #define RATCHET_CORE_FILE_H_
 
+#include <functional>
 #include <string>
 #include <string_view>
 
@@ -11,7 +12,13 @@
 
 namespace ratchet {
 
-Result<std::string> ReadFile(const std::string& path);
+// The whole file, or its first `limit` bytes.
+Result<std::string> ReadFile(const std::string& path, size_t limit = std::string::npos);
+
+// Streams the file through `sink` in chunks of up to `chunk_bytes`, in order; an error names the
+// path and the syscall.
+Status ForEachChunk(const std::string& path, size_t chunk_bytes,
+                    const std::function<void(const char* data, size_t size)>& sink);
 
 // Writes `bytes` to a temporary file beside `path`, fsyncs it, renames it over `path` and fsyncs
 // the folder. On any error `path` is left as it was and the temporary file is removed.

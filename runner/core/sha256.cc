@@ -1,12 +1,9 @@
 #include "core/sha256.h"
 
-#include <fcntl.h>
 #include <openssl/evp.h>
 #include <openssl/hmac.h>
-#include <unistd.h>
 
-#include <cerrno>
-#include <vector>
+#include "core/file.h"
 
 namespace ratchet {
 
@@ -43,22 +40,11 @@ std::string Sha256Hex(std::string_view data) {
 }
 
 Result<std::string> Sha256File(const std::string& path) {
-  int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return Status::IOError("open " + path, errno);
   Sha256 hash;
-  std::vector<char> buffer(1 << 20);
-  for (;;) {
-    ssize_t n = read(fd, buffer.data(), buffer.size());
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      int error = errno;
-      close(fd);
-      return Status::IOError("read " + path, error);
-    }
-    if (n == 0) break;
-    hash.Update(buffer.data(), static_cast<size_t>(n));
-  }
-  close(fd);
+  Status status = ForEachChunk(path, 1 << 20, [&](const char* data, size_t size) {
+    hash.Update(data, size);
+  });
+  if (!status.ok()) return status;
   return hash.HexDigest();
 }
 

@@ -7,6 +7,7 @@
 #include <cerrno>
 #include <cstring>
 
+#include "core/file.h"
 #include "core/sha256.h"
 
 namespace ratchet {
@@ -23,29 +24,6 @@ bool EndsWith(const std::string& text, const std::string& suffix) {
 }
 
 std::string Bytes(size_t n) { return std::to_string(n) + (n == 1 ? " byte" : " bytes"); }
-
-// Reads at most `limit` bytes of `path`.
-Result<std::string> ReadPrefix(const std::string& path, size_t limit) {
-  int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return Status::IOError("open " + path, errno);
-  std::string out;
-  out.resize(limit);
-  size_t done = 0;
-  while (done < limit) {
-    ssize_t n = read(fd, &out[done], limit - done);
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      int error = errno;
-      close(fd);
-      return Status::IOError("read " + path, error);
-    }
-    if (n == 0) break;
-    done += static_cast<size_t>(n);
-  }
-  close(fd);
-  out.resize(done);
-  return out;
-}
 
 }  // namespace
 
@@ -170,7 +148,7 @@ Result<IdxFile> ReadIdxFile(const std::string& path, IdxKind kind) {
   if (file.gzipped) {
     // A gzip file is never much larger than its content, even when stored uncompressed.
     const size_t compressed_limit = limit + (1 << 20);
-    Result<std::string> compressed = ReadPrefix(path, compressed_limit);
+    Result<std::string> compressed = ReadFile(path, compressed_limit);
     if (!compressed.ok()) return compressed.status();
     if (compressed->size() == compressed_limit) {
       return Status::BadInput(path + " is larger than any gzip file of an IDX " +
@@ -183,7 +161,7 @@ Result<IdxFile> ReadIdxFile(const std::string& path, IdxKind kind) {
     file.bytes = std::move(bytes).value();
     RATCHET_RETURN_IF_ERROR(CheckIdx(file.bytes, kind, path + " (decompressed)"));
   } else {
-    Result<std::string> bytes = ReadPrefix(path, limit);
+    Result<std::string> bytes = ReadFile(path, limit);
     if (!bytes.ok()) return bytes.status();
     file.bytes = std::move(bytes).value();
     RATCHET_RETURN_IF_ERROR(CheckIdx(file.bytes, kind, path));
