@@ -1,0 +1,254 @@
+#include "sandbox/contain.h"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <linux/seccomp.h>
+#include <sched.h>
+#include <sys/mount.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <cerrno>
+
+// Between fork and execve only async-signal-safe calls: no allocation, no locks, no exceptions.
+// Each step returns kOk, or which syscall failed on what, with its errno.
+
+namespace ratchet {
+namespace internal {
+namespace {
+
+using Failed = ChildError;  // op kNone: the step succeeded
+
+constexpr Failed kOk = {ChildOp::kNone, 0, 0};
+
+Failed Fail(ChildOp op, int32_t item = 0) { return Failed{op, item, errno}; }
+
+[[noreturn]] void Report(const ChildPlan& plan, const Failed& failed) {
+  while (write(plan.error_fd, &failed, sizeof failed) < 0 && errno == EINTR) {
+  }
+  _exit(127);
+}
+
+void Check(const ChildPlan& plan, const Failed& failed) {
+  if (failed.op != ChildOp::kNone) Report(plan, failed);
+}
+
+// Ignored signals stay ignored across execve; a worker starts with every default.
+Failed ResetSignalHandlers() {
+  struct sigaction action = {};
+  action.sa_handler = SIG_DFL;
+  for (int sig = 1; sig < NSIG; ++sig) {
+    if (sig == SIGKILL || sig == SIGSTOP) continue;
+    // The C library reserves a few real-time signals for itself and refuses them (EINVAL).
+    if (sigaction(sig, &action, nullptr) != 0 && errno != EINVAL) {
+      return Fail(ChildOp::kSigaction, sig);
+    }
+  }
+  return kOk;
+}
+
+// Its own session and process group: the parent can signal the whole group, and a terminal's
+// signals (Ctrl-C to ratchet) do not reach the worker.
+Failed NewSession() {
+  if (setsid() < 0) return Fail(ChildOp::kSetsid);
+  return kOk;
+}
+
+Failed DieWithParent(const ChildPlan& plan) {
+  if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) != 0) return Fail(ChildOp::kPdeathsig);
+  // The parent may have died before the signal was armed.
+  if (getppid() != plan.parent_pid) {
+    errno = ESRCH;
+    return Fail(ChildOp::kParentGone);
+  }
+  return kOk;
+}
+
+bool IsMappedTo(const ChildPlan& plan, int fd) {
+  for (size_t i = 0; i < plan.fd_count; ++i) {
+    if (plan.fds[i].child_fd == fd) return true;
+  }
+  return false;
+}
+
+// Closes every descriptor above `low` except `keep`, without close_range (kernels before 5.9):
+// reads /proc/self/fd with getdents64 into a stack buffer.
+Failed CloseAboveByListing(int low, int keep) {
+  int dir = open("/proc/self/fd", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (dir < 0) return Fail(ChildOp::kCloseRange);
+  alignas(8) char buffer[4096];
+  for (;;) {
+    long n = syscall(SYS_getdents64, dir, buffer, sizeof buffer);
+    if (n < 0) {
+      Failed failed = Fail(ChildOp::kCloseRange);
+      close(dir);
+      return failed;
+    }
+    if (n == 0) break;
+    for (long offset = 0; offset < n;) {
+      const auto* entry = reinterpret_cast<const struct dirent64*>(buffer + offset);
+      offset += entry->d_reclen;
+      int fd = 0;
+      const char* c = entry->d_name;
+      if (*c < '0' || *c > '9') continue;
+      for (; *c >= '0' && *c <= '9'; ++c) fd = fd * 10 + (*c - '0');
+      if (fd > low && fd != keep && fd != dir) close(fd);
+    }
+  }
+  close(dir);
+  return kOk;
+}
+
+Failed CloseAbove(int low, int keep) {
+  bool ok = true;
+  if (keep - 1 > low) ok = syscall(SYS_close_range, low + 1, keep - 1, 0) == 0;
+  if (ok) ok = syscall(SYS_close_range, keep + 1, ~0U, 0) == 0;
+  if (ok) return kOk;
+  if (errno == ENOSYS) return CloseAboveByListing(low, keep);
+  return Fail(ChildOp::kCloseRange);
+}
+
+// Each mapped descriptor moves to its number in two hops, first above every number involved and
+// then down, so that no mapping overwrites a descriptor another mapping still has to move. The
+// error pipe moves above too and keeps close-on-exec; everything else is closed.
+Failed MapFds(ChildPlan& plan) {
+  int error_fd = fcntl(plan.error_fd, F_DUPFD_CLOEXEC, plan.dup_floor);
+  if (error_fd < 0) return Fail(ChildOp::kDupAbove, -1);
+  plan.error_fd = error_fd;  // the old number is closed with the rest below
+
+  int null_fd = -1;
+  if (!IsMappedTo(plan, 0) || !IsMappedTo(plan, 1) || !IsMappedTo(plan, 2)) {
+    int opened = open("/dev/null", O_RDWR | O_CLOEXEC);
+    if (opened < 0) return Fail(ChildOp::kOpenDevNull);
+    null_fd = fcntl(opened, F_DUPFD_CLOEXEC, plan.dup_floor);
+    if (null_fd < 0) return Fail(ChildOp::kDupAbove, -2);
+    close(opened);
+  }
+  for (size_t i = 0; i < plan.fd_count; ++i) {
+    plan.scratch_fds[i] = fcntl(plan.fds[i].parent_fd, F_DUPFD_CLOEXEC, plan.dup_floor);
+    if (plan.scratch_fds[i] < 0) return Fail(ChildOp::kDupAbove, static_cast<int32_t>(i));
+  }
+  // dup2 leaves the new descriptor without close-on-exec: these are the ones execve keeps.
+  for (size_t i = 0; i < plan.fd_count; ++i) {
+    if (dup2(plan.scratch_fds[i], plan.fds[i].child_fd) < 0) {
+      return Fail(ChildOp::kDup2, static_cast<int32_t>(i));
+    }
+  }
+  for (int fd = 0; fd <= 2; ++fd) {
+    if (!IsMappedTo(plan, fd) && dup2(null_fd, fd) < 0) return Fail(ChildOp::kDup2DevNull, fd);
+  }
+  for (int fd = 3; fd <= plan.max_child_fd; ++fd) {
+    if (!IsMappedTo(plan, fd)) close(fd);
+  }
+  return CloseAbove(plan.max_child_fd, plan.error_fd);
+}
+
+// Lowering a limit needs no privilege; one above the inherited hard limit is lowered to it.
+Failed LimitTo(int resource, rlim_t value, ChildOp op) {
+  struct rlimit limit;
+  if (getrlimit(resource, &limit) != 0) return Fail(ChildOp::kGetrlimit, resource);
+  if (limit.rlim_max != RLIM_INFINITY && value > limit.rlim_max) value = limit.rlim_max;
+  limit.rlim_cur = limit.rlim_max = value;
+  if (setrlimit(resource, &limit) != 0) return Fail(op);
+  return kOk;
+}
+
+Failed LimitResources(const ChildPlan& plan) {
+  Failed failed = LimitTo(RLIMIT_CORE, 0, ChildOp::kSetrlimitCore);
+  if (failed.op == ChildOp::kNone) {
+    failed = LimitTo(RLIMIT_FSIZE, plan.file_size_bytes, ChildOp::kSetrlimitFsize);
+  }
+  if (failed.op == ChildOp::kNone) {
+    failed = LimitTo(RLIMIT_NOFILE, plan.open_files, ChildOp::kSetrlimitNofile);
+  }
+  return failed;
+}
+
+// A mount namespace of the child's own, detached from the parent's: what it mounts (the covers)
+// is seen by it alone, and nothing mounted later outside reaches it.
+Failed PrivateMountNamespace() {
+  if (unshare(CLONE_NEWNS) != 0) return Fail(ChildOp::kUnshareMount);
+  if (mount("none", "/", nullptr, MS_REC | MS_PRIVATE, nullptr) != 0) {
+    return Fail(ChildOp::kMakePrivate);
+  }
+  return kOk;
+}
+
+Failed CoverFolders(const ChildPlan& plan) {
+  for (size_t i = 0; i < plan.covered_count; ++i) {
+    if (mount("ratchet-cover", plan.covered[i], "tmpfs",
+              MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC, "size=4k,nr_inodes=8,mode=0555") != 0) {
+      return Fail(ChildOp::kCover, static_cast<int32_t>(i));
+    }
+  }
+  return kOk;
+}
+
+// Raw syscalls: the C library's wrappers would try to change every thread of the parent, and
+// the child has only the one.
+Failed DropIdentity(const ChildPlan& plan) {
+  if (syscall(SYS_setgroups, 0, nullptr) != 0) return Fail(ChildOp::kSetgroups);
+  if (syscall(SYS_setresgid, plan.gid, plan.gid, plan.gid) != 0) {
+    return Fail(ChildOp::kSetresgid);
+  }
+  if (syscall(SYS_setresuid, plan.uid, plan.uid, plan.uid) != 0) {
+    return Fail(ChildOp::kSetresuid);
+  }
+  return kOk;
+}
+
+// After the identity change, so that the folder must be reachable by the sandbox uid.
+Failed EnterFolder(const ChildPlan& plan) {
+  if (chdir(plan.cwd) != 0) return Fail(ChildOp::kChdir);
+  return kOk;
+}
+
+// No execve can grant privileges again (set-uid bits and file capabilities are ignored), and the
+// kernel lets an unprivileged process install a filter.
+Failed NoNewPrivs() {
+  if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) return Fail(ChildOp::kNoNewPrivs);
+  return kOk;
+}
+
+Failed InstallFilter(const ChildPlan& plan) {
+  if (prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, plan.filter, 0, 0) != 0) {
+    return Fail(ChildOp::kSeccomp);
+  }
+  return kOk;
+}
+
+// The parent blocked every signal across fork so that none ran a parent's handler in the child;
+// the mask is kept until here so that no signal interrupts a half-applied sandbox, and the
+// worker starts with none blocked.
+Failed UnblockSignals(const ChildPlan& plan) {
+  if (sigprocmask(SIG_SETMASK, &plan.empty_mask, nullptr) != 0) return Fail(ChildOp::kSigprocmask);
+  return kOk;
+}
+
+}  // namespace
+
+void RunChild(ChildPlan& plan) {
+  Check(plan, ResetSignalHandlers());
+  Check(plan, NewSession());
+  Check(plan, DieWithParent(plan));
+  Check(plan, MapFds(plan));
+  Check(plan, LimitResources(plan));
+  if (plan.as_root) {
+    Check(plan, PrivateMountNamespace());
+    Check(plan, CoverFolders(plan));
+    Check(plan, DropIdentity(plan));
+    // The kernel clears the parent-death signal when the credentials change: arm it again.
+    Check(plan, DieWithParent(plan));
+  }
+  Check(plan, EnterFolder(plan));
+  Check(plan, NoNewPrivs());
+  Check(plan, InstallFilter(plan));  // last: every step above needed syscalls it refuses
+  Check(plan, UnblockSignals(plan));
+  execve(plan.path, plan.argv, plan.envp);
+  Report(plan, Fail(ChildOp::kExecve));
+}
+
+}  // namespace internal
+}  // namespace ratchet

@@ -1,0 +1,203 @@
+#include "sandbox/policy.h"
+
+#include <errno.h>
+#include <sched.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
+
+namespace ratchet {
+namespace {
+
+constexpr ArgumentTest kAlways{};
+
+constexpr ArgumentTest NotEqual(unsigned arg, uint64_t value, const char* name) {
+  return ArgumentTest{ArgumentTest::Op::kNotEqual, arg, 0, value, name};
+}
+
+// True when the single-bit `flag` is set in the argument.
+constexpr ArgumentTest HasFlag(unsigned arg, uint64_t flag, const char* name) {
+  return ArgumentTest{ArgumentTest::Op::kMaskedEqual, arg, flag, flag, name};
+}
+
+// The kernel reads an ioctl request as a 32-bit number, so the upper half of the register must
+// not hide a request from the filter (0xdead00005412 is TIOCSTI to the kernel).
+constexpr ArgumentTest LowHalfEquals(unsigned arg, uint64_t value, const char* name) {
+  return ArgumentTest{ArgumentTest::Op::kMaskedEqual, arg, 0xffffffffULL, value, name};
+}
+
+std::vector<SyscallRule> MakeRules() {
+  std::vector<SyscallRule> rules = {
+      // Networking: a worker talks to its parent over the pipes it was given, nothing else.
+      {"socket", 41, EACCES, NotEqual(0, AF_UNIX, "AF_UNIX")},
+      {"socketpair", 53, EACCES, NotEqual(0, AF_UNIX, "AF_UNIX")},
+      // io_uring is a second way to open sockets and files that the filter cannot see into;
+      // ENOSYS makes runtimes fall back to plain syscalls.
+      {"io_uring_setup", 425, ENOSYS, kAlways},
+      {"io_uring_enter", 426, ENOSYS, kAlways},
+      {"io_uring_register", 427, ENOSYS, kAlways},
+      // Reaching into another process.
+      {"ptrace", 101, EPERM, kAlways},
+      {"process_vm_readv", 310, EPERM, kAlways},
+      {"process_vm_writev", 311, EPERM, kAlways},
+      // Kernel attack surface a worker has no use for.
+      {"bpf", 321, EPERM, kAlways},
+      {"perf_event_open", 298, EPERM, kAlways},
+      {"userfaultfd", 323, EPERM, kAlways},
+      // SysV IPC and POSIX message queues: kernel objects that outlive the worker and are no
+      // files, so they could carry data from one call to the next.
+      {"shmget", 29, EPERM, kAlways},
+      {"shmat", 30, EPERM, kAlways},
+      {"shmctl", 31, EPERM, kAlways},
+      {"shmdt", 67, EPERM, kAlways},
+      {"semget", 64, EPERM, kAlways},
+      {"semop", 65, EPERM, kAlways},
+      {"semctl", 66, EPERM, kAlways},
+      {"semtimedop", 220, EPERM, kAlways},
+      {"msgget", 68, EPERM, kAlways},
+      {"msgsnd", 69, EPERM, kAlways},
+      {"msgrcv", 70, EPERM, kAlways},
+      {"msgctl", 71, EPERM, kAlways},
+      {"mq_open", 240, EPERM, kAlways},
+      {"mq_unlink", 241, EPERM, kAlways},
+      {"mq_timedsend", 242, EPERM, kAlways},
+      {"mq_timedreceive", 243, EPERM, kAlways},
+      {"mq_notify", 244, EPERM, kAlways},
+      {"mq_getsetattr", 245, EPERM, kAlways},
+      // Kernel keyrings: shared between processes of one uid, another store that outlives a call.
+      {"add_key", 248, EPERM, kAlways},
+      {"request_key", 249, EPERM, kAlways},
+      {"keyctl", 250, EPERM, kAlways},
+      // Mounts and namespaces: the covered folders must stay covered.
+      {"mount", 165, EPERM, kAlways},
+      {"umount2", 166, EPERM, kAlways},
+      {"pivot_root", 155, EPERM, kAlways},
+      {"unshare", 272, EPERM, kAlways},
+      {"setns", 308, EPERM, kAlways},
+      {"open_tree", 428, EPERM, kAlways},
+      {"move_mount", 429, EPERM, kAlways},
+      {"fsopen", 430, EPERM, kAlways},
+      {"fsconfig", 431, EPERM, kAlways},
+      {"fsmount", 432, EPERM, kAlways},
+      {"fspick", 433, EPERM, kAlways},
+      {"mount_setattr", 442, EPERM, kAlways},
+      {"open_tree_attr", 467, EPERM, kAlways},
+      // clone() may create namespaces too; clone3() passes its flags in memory the filter cannot
+      // read, so it is refused as unknown and C libraries fall back to clone().
+      {"clone", 56, EPERM, HasFlag(0, CLONE_NEWNS, "CLONE_NEWNS")},
+      {"clone", 56, EPERM, HasFlag(0, CLONE_NEWCGROUP, "CLONE_NEWCGROUP")},
+      {"clone", 56, EPERM, HasFlag(0, CLONE_NEWUTS, "CLONE_NEWUTS")},
+      {"clone", 56, EPERM, HasFlag(0, CLONE_NEWIPC, "CLONE_NEWIPC")},
+      {"clone", 56, EPERM, HasFlag(0, CLONE_NEWUSER, "CLONE_NEWUSER")},
+      {"clone", 56, EPERM, HasFlag(0, CLONE_NEWPID, "CLONE_NEWPID")},
+      {"clone", 56, EPERM, HasFlag(0, CLONE_NEWNET, "CLONE_NEWNET")},
+      {"clone3", 435, ENOSYS, kAlways},
+      // Modules and kexec.
+      {"init_module", 175, EPERM, kAlways},
+      {"finit_module", 313, EPERM, kAlways},
+      {"delete_module", 176, EPERM, kAlways},
+      {"kexec_load", 246, EPERM, kAlways},
+      {"kexec_file_load", 320, EPERM, kAlways},
+      // Pushing bytes into a terminal's input queue (a shell that reads it would run them).
+      {"ioctl", 16, EPERM, LowHalfEquals(1, TIOCSTI, "TIOCSTI")},
+  };
+  return rules;
+}
+
+const char* ErrnoName(int error) {
+  switch (error) {
+    case EPERM:
+      return "EPERM";
+    case EACCES:
+      return "EACCES";
+    case ENOSYS:
+      return "ENOSYS";
+  }
+  return "?";
+}
+
+Json TestJson(const ArgumentTest& test) {
+  switch (test.op) {
+    case ArgumentTest::Op::kAlways:
+      return nullptr;
+    case ArgumentTest::Op::kNotEqual:
+      return {{"arg", test.arg}, {"op", "!="}, {"value", test.value}, {"name", test.value_name}};
+    case ArgumentTest::Op::kMaskedEqual:
+      return {{"arg", test.arg},
+              {"op", "&mask=="},
+              {"mask", test.mask},
+              {"value", test.value},
+              {"name", test.value_name}};
+  }
+  return nullptr;
+}
+
+}  // namespace
+
+const std::vector<SyscallRule>& SeccompRules() {
+  static const std::vector<SyscallRule> rules = MakeRules();
+  return rules;
+}
+
+const std::vector<std::string>& SandboxSteps() {
+  static const std::vector<std::string> steps = {"reset-signal-handlers",
+                                                 "new-session",
+                                                 "parent-death-signal",
+                                                 "map-fds",
+                                                 "rlimits",
+                                                 "private-mount-namespace",
+                                                 "cover-folders",
+                                                 "drop-identity",
+                                                 "parent-death-signal",
+                                                 "enter-folder",
+                                                 "no-new-privs",
+                                                 "seccomp-filter",
+                                                 "unblock-signals",
+                                                 "execve"};
+  return steps;
+}
+
+Json SandboxPolicyJson() {
+  Json rules = Json::array();
+  for (const SyscallRule& rule : SeccompRules()) {
+    rules.push_back({{"syscall", rule.name},
+                     {"nr", rule.nr},
+                     {"errno", ErrnoName(rule.error)},
+                     {"when", TestJson(rule.test)}});
+  }
+  return {
+      {"schema", "ratchet.sandbox-policy/1"},
+      {"identity",
+       {{"uid", kSandboxUid}, {"gid", kSandboxGid}, {"supplementary_groups", Json::array()}}},
+      {"steps", SandboxSteps()},
+      {"fds",
+       {{"mapped", "kept at their numbers"},
+        {"unmapped_0_1_2", "/dev/null"},
+        {"others", "closed"}}},
+      {"rlimits",
+       {{"core", 0},
+        {"fsize", kDefaultFileSizeBytes},
+        {"nofile", kDefaultOpenFiles},
+        {"as", "unlimited"}}},
+      {"mounts",
+       {{"namespace", "own, recursively private"},
+        {"covered_folders",
+         {{"fstype", "tmpfs"}, {"flags", {"ro", "nosuid", "nodev", "noexec"}}}}}},
+      {"seccomp",
+       {{"architectures", {"x86_64"}},
+        {"other_architectures", "kill-process"},
+        {"x32_abi", "kill-process"},
+        {"default", "allow"},
+        {"rules", rules}}},
+  };
+}
+
+std::string SandboxPolicySha256() {
+  static const std::string sha256 = [] {
+    // The description holds only integers and strings, which always have a canonical form.
+    Result<std::string> hash = CanonicalSha256(SandboxPolicyJson());
+    return hash.ok() ? *hash : std::string();
+  }();
+  return sha256;
+}
+
+}  // namespace ratchet

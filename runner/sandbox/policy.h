@@ -1,0 +1,63 @@
+// The sandbox policy as data: the identity a worker runs as, its resource limits, and every rule
+// of the seccomp filter. One table serves both the filter (seccomp_filter.cc builds it) and the
+// canonical description whose hash the contract locks (locked.sandbox), so the two cannot drift.
+#ifndef RATCHET_SANDBOX_POLICY_H_
+#define RATCHET_SANDBOX_POLICY_H_
+
+#include <sys/types.h>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "core/canonical_json.h"
+
+namespace ratchet {
+
+// "nobody"/"nogroup" on Debian and Ubuntu: owns no file a worker could use.
+constexpr uid_t kSandboxUid = 65534;
+constexpr gid_t kSandboxGid = 65534;
+
+// The limits a worker gets unless its caller asks for lower ones. The address space is never
+// limited: CUDA reserves address ranges far larger than the memory it uses.
+constexpr uint64_t kDefaultFileSizeBytes = uint64_t{1} << 30;
+constexpr uint64_t kDefaultOpenFiles = 4096;
+
+// How a rule tests a syscall's arguments before it refuses the call.
+struct ArgumentTest {
+  enum class Op {
+    kAlways,      // no test: every call is refused
+    kNotEqual,    // the argument (all 64 bits) differs from `value`
+    kMaskedEqual  // (argument & mask) == value
+  };
+  Op op = Op::kAlways;
+  unsigned arg = 0;
+  uint64_t mask = 0;
+  uint64_t value = 0;
+  const char* value_name = nullptr;  // "AF_UNIX", "TIOCSTI", "CLONE_NEWUSER": for the description
+};
+
+// One rule of the filter: a call of syscall `nr` (x86-64 numbering) that passes `test` fails with
+// `error` instead of running. Calls that no rule matches run.
+struct SyscallRule {
+  const char* name;
+  int nr;
+  int error;  // EPERM, EACCES or ENOSYS
+  ArgumentTest test;
+};
+
+// Every rule, in the order the policy lists them.
+const std::vector<SyscallRule>& SeccompRules();
+
+// The steps Spawn applies between fork and execve, in order (docs/sandbox.md explains each).
+const std::vector<std::string>& SandboxSteps();
+
+// The canonical description of the policy: identity, steps, limits, covered-folder rule, the
+// filter's architecture handling and every rule. The contract locks its hash.
+Json SandboxPolicyJson();
+// CanonicalSha256(SandboxPolicyJson()), hex.
+std::string SandboxPolicySha256();
+
+}  // namespace ratchet
+
+#endif  // RATCHET_SANDBOX_POLICY_H_

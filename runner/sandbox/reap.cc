@@ -1,0 +1,382 @@
+#include "sandbox/reap.h"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/ipc.h>
+#include <sys/msg.h>
+#include <sys/sem.h>
+#include <sys/shm.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <chrono>
+#include <cstring>
+#include <set>
+#include <sstream>
+#include <thread>
+#include <utility>
+
+#include "core/file.h"
+
+namespace ratchet {
+namespace {
+
+constexpr auto kKillDeadline = std::chrono::seconds(10);
+constexpr auto kKillPause = std::chrono::milliseconds(10);
+// Folders owned by others are searched this deep; the uid's own folders are removed whole at any
+// depth (RemoveTree keeps two descriptors open, not one per level).
+constexpr int kMaxSearchDepth = 64;
+
+void Note(Status* first, const Status& status) {
+  if (first->ok() && !status.ok()) *first = status;
+}
+
+std::string SignalName(int sig) {
+  const char* abbrev = sigabbrev_np(sig);
+  return abbrev ? std::string("SIG") + abbrev : std::to_string(sig);
+}
+
+Status RefuseUid(uid_t uid, const std::string& what) {
+  if (uid == 0) return Status::Internal("refusing to " + what + " uid 0 (root)");
+  if (uid == geteuid()) {
+    return Status::Internal("refusing to " + what + " uid " + std::to_string(uid) +
+                            ": it is ratchet's own (a partial sandbox has no uid of its own)");
+  }
+  return Status::Ok();
+}
+
+// From /proc/PID/status: whether `uid` is one of the process's four uids, and whether it is live.
+bool ReadProcess(pid_t pid, uid_t uid, bool* matches, bool* live) {
+  Result<std::string> text = ReadFile("/proc/" + std::to_string(pid) + "/status", 1 << 16);
+  if (!text.ok()) return false;  // gone meanwhile
+  std::istringstream lines(*text);
+  std::string line;
+  char state = '?';
+  long threads = 1;
+  bool uid_seen = false;
+  *matches = false;
+  while (std::getline(lines, line)) {
+    std::istringstream fields(line);
+    std::string key;
+    fields >> key;
+    if (key == "State:") {
+      fields >> state;
+    } else if (key == "Threads:") {
+      fields >> threads;
+    } else if (key == "Uid:") {
+      uid_seen = true;
+      unsigned long value;
+      while (fields >> value) *matches = *matches || value == uid;
+    }
+  }
+  // A main thread that exited shows as a zombie while the process's other threads still run.
+  *live = !((state == 'Z' || state == 'X') && threads <= 1);
+  return uid_seen;
+}
+
+// A helper process takes `uid` and signals every process it may: all of `uid`'s, in one pass
+// of the kernel that a fork cannot slip through. Only async-signal-safe calls after fork.
+Status SignalAllAs(uid_t uid, int sig) {
+  pid_t helper = fork();
+  if (helper == 0) {
+    if (syscall(SYS_setresuid, uid, uid, uid) != 0) _exit(128 + errno);
+    if (kill(-1, sig) != 0 && errno != ESRCH) _exit(errno);
+    _exit(0);
+  }
+  if (helper < 0)
+    return Status::IOError("fork (a helper to signal uid " + std::to_string(uid) + ")", errno);
+  int status = 0;
+  while (waitpid(helper, &status, 0) < 0) {
+    if (errno != EINTR) return Status::IOError("waitpid of the signalling helper", errno);
+  }
+  if (!WIFEXITED(status)) return Status::Internal("the signalling helper died");
+  int code = WEXITSTATUS(status);
+  if (code >= 128) return Status::IOError("setresuid(" + std::to_string(uid) + ")", code - 128);
+  if (code != 0) {
+    return Status::IOError("kill(-1, " + SignalName(sig) + ") as uid " + std::to_string(uid), code);
+  }
+  return Status::Ok();
+}
+
+Status KillEveryProcess(uid_t uid) {
+  auto deadline = std::chrono::steady_clock::now() + kKillDeadline;
+  for (;;) {
+    RATCHET_RETURN_IF_ERROR(SignalUser(uid, SIGKILL));
+    std::vector<pid_t> live = ProcessesOfUser(uid);
+    if (live.empty()) return Status::Ok();
+    if (std::chrono::steady_clock::now() > deadline) {
+      std::string pids;
+      for (pid_t pid : live) pids += (pids.empty() ? "" : ", ") + std::to_string(pid);
+      return Status::Unavailable(std::to_string(live.size()) + " process(es) of uid " +
+                                 std::to_string(uid) + " still alive after SIGKILL for " +
+                                 std::to_string(kKillDeadline.count()) + " s: " + pids);
+    }
+    std::this_thread::sleep_for(kKillPause);
+  }
+}
+
+// /proc/sysvipc/{shm,sem,msg}: a header line naming the columns, then one object per line.
+Status RemoveIpcObjects(uid_t uid, const std::string& kind, const std::string& id_column,
+                        int (*remove)(int id)) {
+  std::string path = "/proc/sysvipc/" + kind;
+  Result<std::string> text = ReadFile(path);
+  if (!text.ok()) return PathExists(path) ? text.status() : Status::Ok();
+  std::istringstream lines(*text);
+  std::string line;
+  std::getline(lines, line);
+  std::vector<std::string> header;
+  {
+    std::istringstream fields(line);
+    for (std::string name; fields >> name;) header.push_back(name);
+  }
+  auto column = [&](const std::string& name) {
+    for (size_t i = 0; i < header.size(); ++i) {
+      if (header[i] == name) return static_cast<int>(i);
+    }
+    return -1;
+  };
+  int id_at = column(id_column), uid_at = column("uid"), cuid_at = column("cuid");
+  if (id_at < 0 || uid_at < 0 || cuid_at < 0) {
+    return Status::Internal(path + ": its header has no " + id_column + ", uid or cuid column");
+  }
+  std::string wanted = std::to_string(uid);
+  Status first;
+  while (std::getline(lines, line)) {
+    std::vector<std::string> fields;
+    std::istringstream split(line);
+    for (std::string field; split >> field;) fields.push_back(field);
+    if (static_cast<int>(fields.size()) <= std::max({id_at, uid_at, cuid_at})) continue;
+    // The owner may hand an object to another uid (IPC_SET); its creator stays recorded.
+    if (fields[uid_at] != wanted && fields[cuid_at] != wanted) continue;
+    int id = std::atoi(fields[id_at].c_str());
+    if (remove(id) != 0 && errno != EINVAL && errno != EIDRM) {
+      Note(&first, Status::IOError("removing SysV " + kind + " " + std::to_string(id) +
+                                       " (IPC_RMID) of uid " + wanted,
+                                   errno));
+    }
+  }
+  return first;
+}
+
+int RemoveShm(int id) { return shmctl(id, IPC_RMID, nullptr); }
+int RemoveSem(int id) { return semctl(id, 0, IPC_RMID); }
+int RemoveMsg(int id) { return msgctl(id, IPC_RMID, nullptr); }
+
+// The names in the folder open at `fd`, read from its start.
+Result<std::vector<std::string>> ListFolder(int fd, const std::string& path) {
+  int copy = fcntl(fd, F_DUPFD_CLOEXEC, 0);
+  if (copy < 0) return Status::IOError("dup of folder " + path, errno);
+  DIR* dir = fdopendir(copy);
+  if (!dir) {
+    int error = errno;
+    close(copy);
+    return Status::IOError("fdopendir " + path, error);
+  }
+  rewinddir(dir);
+  std::vector<std::string> names;
+  while (dirent* entry = readdir(dir)) {
+    if (std::strcmp(entry->d_name, ".") != 0 && std::strcmp(entry->d_name, "..") != 0) {
+      names.push_back(entry->d_name);
+    }
+  }
+  closedir(dir);
+  return names;
+}
+
+int OpenFolderAt(int parent, const std::string& name) {
+  return openat(parent, name.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+}
+
+// Removes the folder `name` in `parent_fd` and everything in it. It walks down one folder at a
+// time and back up through "..", checking that ".." is the folder it came from, so any depth
+// needs two descriptors and no path longer than one name.
+Status RemoveTree(int parent_fd, const std::string& name, dev_t device, const std::string& path) {
+  struct Level {
+    std::string name;  // the folder entered
+    dev_t device;      // the folder it was entered from
+    ino_t inode;
+  };
+  std::vector<Level> levels;
+  auto where = [&]() {
+    std::string at = path;
+    for (const Level& level : levels) at += "/" + level.name;
+    return at;
+  };
+  int fd = OpenFolderAt(parent_fd, name);
+  if (fd < 0) return errno == ENOENT ? Status::Ok() : Status::IOError("open folder " + path, errno);
+  std::set<std::pair<dev_t, ino_t>> stuck;  // entries that could not be removed: skipped after
+  Status first;
+  for (;;) {
+    Result<std::vector<std::string>> names = ListFolder(fd, where());
+    if (!names.ok()) {
+      Note(&first, names.status());
+      break;
+    }
+    const std::string* down = nullptr;
+    for (const std::string& entry : *names) {
+      struct stat st;
+      if (fstatat(fd, entry.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) continue;
+      if (stuck.count({st.st_dev, st.st_ino})) continue;
+      if (S_ISDIR(st.st_mode) && st.st_dev == device) {
+        down = &entry;
+        break;
+      }
+      if (S_ISDIR(st.st_mode)) {
+        stuck.insert({st.st_dev, st.st_ino});
+        Note(&first, Status::Unavailable(where() + "/" + entry + " is a mount point; not removed"));
+      } else if (unlinkat(fd, entry.c_str(), 0) != 0 && errno != ENOENT) {
+        stuck.insert({st.st_dev, st.st_ino});
+        Note(&first, Status::IOError("unlink " + where() + "/" + entry, errno));
+      }
+    }
+    if (down) {
+      struct stat here;
+      int next = OpenFolderAt(fd, *down);
+      if (next < 0 || fstat(fd, &here) != 0) {
+        struct stat st;
+        if (fstatat(fd, down->c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0) {
+          stuck.insert({st.st_dev, st.st_ino});
+        }
+        Note(&first, Status::IOError("open folder " + where() + "/" + *down, errno));
+        if (next >= 0) close(next);
+        continue;
+      }
+      levels.push_back({*down, here.st_dev, here.st_ino});
+      close(fd);
+      fd = next;
+      continue;
+    }
+    if (levels.empty()) break;  // the top folder is as empty as it gets
+    Level level = levels.back();
+    levels.pop_back();
+    struct stat self, up_stat;
+    fstat(fd, &self);
+    int up = openat(fd, "..", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    close(fd);
+    fd = up;
+    if (fd < 0 || fstat(fd, &up_stat) != 0 || up_stat.st_dev != level.device ||
+        up_stat.st_ino != level.inode) {
+      if (fd >= 0) close(fd);
+      Note(&first, Status::Unavailable(where() + "/" + level.name +
+                                       " moved while it was being removed; stopped there"));
+      return first;
+    }
+    if (unlinkat(fd, level.name.c_str(), AT_REMOVEDIR) != 0) {
+      stuck.insert({self.st_dev, self.st_ino});
+      Note(&first, Status::IOError("rmdir " + where() + "/" + level.name, errno));
+    }
+  }
+  close(fd);
+  if (unlinkat(parent_fd, name.c_str(), AT_REMOVEDIR) != 0 && errno != ENOENT) {
+    Note(&first, Status::IOError("rmdir " + path, errno));
+  }
+  return first;
+}
+
+// Removes what `uid` owns in the folder open at `fd` and searches the folders others own.
+void RemoveOwned(int fd, uid_t uid, dev_t device, const std::string& path, int depth,
+                 Status* first) {
+  Result<std::vector<std::string>> names = ListFolder(fd, path);
+  if (!names.ok()) {
+    Note(first, names.status());
+    return;
+  }
+  for (const std::string& name : *names) {
+    std::string entry_path = path + "/" + name;
+    struct stat st;
+    if (fstatat(fd, name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) continue;
+    if (st.st_uid == uid) {
+      if (!S_ISDIR(st.st_mode)) {
+        if (unlinkat(fd, name.c_str(), 0) != 0 && errno != ENOENT) {
+          Note(first, Status::IOError("unlink " + entry_path, errno));
+        }
+      } else if (st.st_dev != device) {
+        Note(first, Status::Unavailable(entry_path + " is a mount point; not removed"));
+      } else {
+        Note(first, RemoveTree(fd, name, device, entry_path));
+      }
+    } else if (S_ISDIR(st.st_mode) && st.st_dev == device && depth < kMaxSearchDepth) {
+      int child = OpenFolderAt(fd, name);
+      if (child < 0) {
+        if (errno != ENOENT) Note(first, Status::IOError("open folder " + entry_path, errno));
+        continue;
+      }
+      RemoveOwned(child, uid, device, entry_path, depth + 1, first);
+      close(child);
+    }
+  }
+}
+
+Status RemoveOwnedFiles(const std::string& root, uid_t uid) {
+  int fd = open(root.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  if (fd < 0) return errno == ENOENT ? Status::Ok() : Status::IOError("open folder " + root, errno);
+  struct stat st;
+  Status first;
+  if (fstat(fd, &st) != 0) {
+    first = Status::IOError("fstat " + root, errno);
+  } else {
+    RemoveOwned(fd, uid, st.st_dev, root, 0, &first);
+  }
+  close(fd);
+  return first;
+}
+
+}  // namespace
+
+const std::vector<std::string>& WorldWritableFolders() {
+  static const std::vector<std::string> folders = {"/tmp", "/var/tmp", "/dev/shm", "/run/lock"};
+  return folders;
+}
+
+std::vector<pid_t> ProcessesOfUser(uid_t uid) {
+  std::vector<pid_t> pids;
+  DIR* proc = opendir("/proc");
+  if (!proc) return pids;
+  pid_t self = getpid();
+  while (dirent* entry = readdir(proc)) {
+    char* end = nullptr;
+    long pid = std::strtol(entry->d_name, &end, 10);
+    if (end == entry->d_name || *end != '\0' || pid <= 0 || pid == self) continue;
+    bool matches = false, live = false;
+    if (ReadProcess(static_cast<pid_t>(pid), uid, &matches, &live) && matches && live) {
+      pids.push_back(static_cast<pid_t>(pid));
+    }
+  }
+  closedir(proc);
+  return pids;
+}
+
+Status SignalUser(uid_t uid, int sig) {
+  RATCHET_RETURN_IF_ERROR(RefuseUid(uid, "signal every process of"));
+  Status first;
+  if (geteuid() == 0) Note(&first, SignalAllAs(uid, sig));
+  // kill(-1) reaches processes whose real or saved uid is `uid`; this reaches the rest (an
+  // effective or filesystem uid), and every one when not root.
+  for (pid_t pid : ProcessesOfUser(uid)) {
+    if (kill(pid, sig) != 0 && errno != ESRCH) {
+      Note(&first,
+           Status::IOError("kill(" + std::to_string(pid) + ", " + SignalName(sig) + ")", errno));
+    }
+  }
+  return first;
+}
+
+Status ReapSandbox(uid_t uid) {
+  RATCHET_RETURN_IF_ERROR(RefuseUid(uid, "reap"));
+  Status first;
+  // Processes first, so none creates anything while the rest is removed.
+  Note(&first, KillEveryProcess(uid));
+  Note(&first, RemoveIpcObjects(uid, "shm", "shmid", RemoveShm));
+  Note(&first, RemoveIpcObjects(uid, "sem", "semid", RemoveSem));
+  Note(&first, RemoveIpcObjects(uid, "msg", "msqid", RemoveMsg));
+  for (const std::string& folder : WorldWritableFolders()) {
+    Note(&first, RemoveOwnedFiles(folder, uid));
+  }
+  return first.Annotate("reaping uid " + std::to_string(uid));
+}
+
+}  // namespace ratchet

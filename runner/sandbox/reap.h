@@ -1,0 +1,40 @@
+// Finding, signalling and clearing away everything the sandbox uid has: its processes, its files
+// in the world-writable folders, its SysV IPC objects. After every call the parent reaps, so
+// nothing one worker leaves behind (a process, a file, a shared segment) reaches the next.
+#ifndef RATCHET_SANDBOX_REAP_H_
+#define RATCHET_SANDBOX_REAP_H_
+
+#include <sys/types.h>
+
+#include <string>
+#include <vector>
+
+#include "core/status.h"
+
+namespace ratchet {
+
+// The folders a process of any uid may write to, which ReapSandbox clears of the uid's entries.
+const std::vector<std::string>& WorldWritableFolders();
+
+// Every live process with `uid` among its real, effective, saved or filesystem uids. A zombie
+// whose threads have all exited runs nothing and holds no memory; it is left out (its parent
+// reaps it). A process whose main thread exited while others run is live, and listed.
+std::vector<pid_t> ProcessesOfUser(uid_t uid);
+
+// Sends `sig` to every process of `uid`: as root, first through a helper that takes the uid and
+// calls kill(-1, sig), which the kernel applies to all of them at once (so a process forking in
+// a loop cannot outrun it), then to each process ProcessesOfUser finds. SIGSTOP and SIGCONT
+// freeze and thaw a worker's processes. Refuses uid 0 and this process's own uid.
+Status SignalUser(uid_t uid, int sig);
+
+// Kills every process of `uid` until none is live (an error names those still alive after ten
+// seconds), removes every SysV shared memory segment, semaphore set and message queue that
+// `uid` owns or created, and every file and folder it owns in WorldWritableFolders(), with all
+// that a removed folder holds. Symbolic links are removed, never followed; no other filesystem
+// is entered. Refuses uid 0 and this process's own uid. An error names the first thing that could
+// not be removed; everything else is still tried.
+Status ReapSandbox(uid_t uid);
+
+}  // namespace ratchet
+
+#endif  // RATCHET_SANDBOX_REAP_H_

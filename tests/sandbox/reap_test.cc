@@ -1,0 +1,189 @@
+// Reaping: after a call nothing of the sandbox uid survives, neither process, file nor SysV
+// object, and nothing of anyone else is touched.
+#include "sandbox/reap.h"
+
+#include <sys/ipc.h>
+#include <sys/msg.h>
+#include <sys/sem.h>
+#include <sys/shm.h>
+#include <sys/syscall.h>
+
+#include <algorithm>
+#include <fstream>
+
+#include "probe_fixture.h"
+
+namespace ratchet {
+namespace {
+
+using ReapTest = ProbeTest;
+
+bool Exists(const std::string& path) {
+  struct stat st;
+  return lstat(path.c_str(), &st) == 0;
+}
+
+bool Contains(const std::vector<pid_t>& pids, pid_t pid) {
+  return std::find(pids.begin(), pids.end(), pid) != pids.end();
+}
+
+char ProcessState(pid_t pid) {
+  std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
+  std::string text((std::istreambuf_iterator<char>(stat)), std::istreambuf_iterator<char>());
+  size_t paren = text.rfind(')');
+  return paren == std::string::npos || paren + 2 >= text.size() ? '?' : text[paren + 2];
+}
+
+// Polls until `pid` is in `state`, for at most two seconds.
+bool ReachesState(pid_t pid, char state) {
+  for (int i = 0; i < 400; ++i) {
+    if (ProcessState(pid) == state) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  return false;
+}
+
+TEST(ReapRefusalTest, RefusesRootAndItsOwnUid) {
+  Status root = ReapSandbox(0);
+  EXPECT_FALSE(root.ok());
+  EXPECT_NE(root.message().find("refusing to reap uid 0"), std::string::npos) << root.message();
+  uid_t own = geteuid();
+  EXPECT_FALSE(ReapSandbox(own).ok());
+  Status signal = SignalUser(own, SIGSTOP);
+  EXPECT_FALSE(signal.ok());
+  EXPECT_NE(signal.message().find("refusing to signal"), std::string::npos) << signal.message();
+}
+
+TEST_F(ReapTest, RemovesWhatTheSandboxLeftBehind) {
+  SKIP_UNLESS_ROOT();
+  // The probe's orphans come to this process, so their end can be seen.
+  ASSERT_EQ(prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0), 0);
+  std::string tag = "ratchet-reap-test-" + std::to_string(getpid());
+  std::string target = dir_ / "link-target";
+  ASSERT_TRUE(WriteFileAtomic(target, "keep me", 0600).ok());
+  Json report = Report(ProbeSpec({"leave", tag, target}));
+  ASSERT_TRUE(report.is_object());
+  for (const auto& [path, error] : report["errno"].items()) {
+    ASSERT_EQ(error, 0) << path;
+    ASSERT_TRUE(Exists(path)) << path;
+  }
+  pid_t sleeper = report["sleeper"], leaderless = report["leaderless"];
+  std::vector<pid_t> before = ProcessesOfUser(kSandboxUid);
+  EXPECT_TRUE(Contains(before, sleeper));
+  // Its main thread has exited: a zombie leader, but its other thread runs.
+  EXPECT_TRUE(ReachesState(leaderless, 'Z'));
+  EXPECT_TRUE(Contains(before, leaderless));
+
+  Status reaped = ReapSandbox(kSandboxUid);
+  ASSERT_TRUE(reaped.ok()) << reaped.message();
+  for (const auto& [path, error] : report["errno"].items()) EXPECT_FALSE(Exists(path)) << path;
+  EXPECT_EQ(ReadFile(target).value(), "keep me");  // the link went, not what it pointed to
+  EXPECT_TRUE(ProcessesOfUser(kSandboxUid).empty());
+  for (pid_t pid : {sleeper, leaderless}) {
+    int status = 0;
+    ASSERT_TRUE(WaitWithin(pid, &status, std::chrono::seconds(5))) << pid;
+    ASSERT_TRUE(WIFSIGNALED(status)) << pid;
+    EXPECT_EQ(WTERMSIG(status), SIGKILL) << pid;
+  }
+}
+
+TEST_F(ReapTest, RemovesOnlyWhatTheUidOwns) {
+  SKIP_UNLESS_ROOT();
+  // A shared folder of root's in /tmp, writable by all, with one entry of each owner.
+  TempDir shared;
+  ASSERT_EQ(chmod(shared.path().c_str(), 01777), 0);
+  std::string theirs = shared / "nobody.dat", ours = shared / "root.dat";
+  ASSERT_TRUE(WriteFileAtomic(theirs, "x").ok());
+  ASSERT_EQ(chown(theirs.c_str(), kSandboxUid, kSandboxGid), 0);
+  ASSERT_TRUE(WriteFileAtomic(ours, "y").ok());
+  std::string owned_folder = shared / "nobody.d";
+  ASSERT_EQ(mkdir(owned_folder.c_str(), 0700), 0);
+  ASSERT_TRUE(WriteFileAtomic(owned_folder + "/root-inside", "z").ok());
+  ASSERT_EQ(chown(owned_folder.c_str(), kSandboxUid, kSandboxGid), 0);
+
+  ASSERT_TRUE(ReapSandbox(kSandboxUid).ok());
+  EXPECT_FALSE(Exists(theirs));
+  EXPECT_FALSE(Exists(owned_folder));  // with what it held, whoever owned that
+  EXPECT_TRUE(Exists(ours));
+  EXPECT_TRUE(Exists(shared.path()));
+}
+
+struct IpcIds {
+  int shm = -1, sem = -1, msg = -1;
+};
+
+bool ShmExists(int id) {
+  shmid_ds ds;
+  return shmctl(id, IPC_STAT, &ds) == 0;
+}
+bool SemExists(int id) {
+  semid_ds ds;
+  return semctl(id, 0, IPC_STAT, &ds) == 0;
+}
+bool MsgExists(int id) {
+  msqid_ds ds;
+  return msgctl(id, IPC_STAT, &ds) == 0;
+}
+
+// The filter refuses SysV IPC, so the objects come from a process that only took the uid.
+TEST_F(ReapTest, RemovesSysVObjectsOfTheUid) {
+  SKIP_UNLESS_ROOT();
+  int pipe_fds[2];
+  ASSERT_EQ(pipe2(pipe_fds, O_CLOEXEC), 0);
+  pid_t maker = fork();
+  if (maker == 0) {
+    if (syscall(SYS_setgroups, 0, nullptr) || syscall(SYS_setresgid, 65534, 65534, 65534) ||
+        syscall(SYS_setresuid, 65534, 65534, 65534)) {
+      _exit(1);
+    }
+    IpcIds ids;
+    ids.shm = shmget(IPC_PRIVATE, 4096, IPC_CREAT | 0600);
+    ids.sem = semget(IPC_PRIVATE, 1, IPC_CREAT | 0600);
+    ids.msg = msgget(IPC_PRIVATE, IPC_CREAT | 0600);
+    (void)!write(pipe_fds[1], &ids, sizeof ids);
+    _exit(0);
+  }
+  close(pipe_fds[1]);
+  IpcIds ids;
+  ASSERT_EQ(read(pipe_fds[0], &ids, sizeof ids), static_cast<ssize_t>(sizeof ids));
+  close(pipe_fds[0]);
+  waitpid(maker, nullptr, 0);
+  ASSERT_TRUE(ShmExists(ids.shm) && SemExists(ids.sem) && MsgExists(ids.msg));
+
+  // A segment root created and handed to the uid, and one that stays root's.
+  int handed = shmget(IPC_PRIVATE, 4096, IPC_CREAT | 0600);
+  int kept = shmget(IPC_PRIVATE, 4096, IPC_CREAT | 0600);
+  ASSERT_GE(handed, 0);
+  ASSERT_GE(kept, 0);
+  shmid_ds ds;
+  ASSERT_EQ(shmctl(handed, IPC_STAT, &ds), 0);
+  ds.shm_perm.uid = kSandboxUid;
+  ASSERT_EQ(shmctl(handed, IPC_SET, &ds), 0);
+
+  Status reaped = ReapSandbox(kSandboxUid);
+  EXPECT_TRUE(reaped.ok()) << reaped.message();
+  EXPECT_FALSE(ShmExists(ids.shm));
+  EXPECT_FALSE(SemExists(ids.sem));
+  EXPECT_FALSE(MsgExists(ids.msg));
+  EXPECT_FALSE(ShmExists(handed));
+  EXPECT_TRUE(ShmExists(kept));
+  shmctl(kept, IPC_RMID, nullptr);
+}
+
+TEST_F(ReapTest, SignalUserFreezesAndThawsTheSandbox) {
+  SKIP_UNLESS_ROOT();
+  Result<pid_t> pid = Spawn(ProbeSpec({"sleep"}));
+  ASSERT_TRUE(pid.ok()) << pid.status().message();
+  ASSERT_TRUE(ReachesState(*pid, 'S'));
+  ASSERT_TRUE(SignalUser(kSandboxUid, SIGSTOP).ok());
+  EXPECT_TRUE(ReachesState(*pid, 'T'));
+  ASSERT_TRUE(SignalUser(kSandboxUid, SIGCONT).ok());
+  EXPECT_TRUE(ReachesState(*pid, 'S'));
+  ASSERT_TRUE(ReapSandbox(kSandboxUid).ok());
+  int status = 0;
+  ASSERT_TRUE(WaitWithin(*pid, &status, std::chrono::seconds(5)));
+  EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
+}
+
+}  // namespace
+}  // namespace ratchet
