@@ -1,0 +1,43 @@
+// Compiled only against a libtorch with CUDA (see CMakeLists.txt).
+#include "worker/cuda_device.h"
+
+#include <ATen/cuda/CUDAContext.h>
+#include <ATen/cuda/CUDAEvent.h>
+#include <c10/cuda/CUDACachingAllocator.h>
+
+#include <cstdio>
+
+namespace ratchet {
+
+CudaFacts QueryCudaDevice() {
+  const cudaDeviceProp* properties = at::cuda::getDeviceProperties(0);
+  CudaFacts facts;
+  facts.name = properties->name;
+  const unsigned char* b = reinterpret_cast<const unsigned char*>(properties->uuid.bytes);
+  char uuid[64];
+  std::snprintf(uuid, sizeof uuid,
+                "GPU-%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x", b[0],
+                b[1], b[2], b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12], b[13],
+                b[14], b[15]);
+  facts.uuid = uuid;
+  facts.l2_bytes = properties->l2CacheSize;
+  return facts;
+}
+
+struct CudaEventPair::Events {
+  at::cuda::CUDAEvent start{cudaEventDefault};
+  at::cuda::CUDAEvent end{cudaEventDefault};
+};
+
+CudaEventPair::CudaEventPair() : events_(std::make_unique<Events>()) {}
+CudaEventPair::~CudaEventPair() = default;
+void CudaEventPair::RecordStart() { events_->start.record(); }
+void CudaEventPair::RecordEnd() { events_->end.record(); }
+double CudaEventPair::ElapsedMs() {
+  events_->end.synchronize();
+  return events_->start.elapsed_time(events_->end);
+}
+
+void EmptyCudaCache() { c10::cuda::CUDACachingAllocator::emptyCache(); }
+
+}  // namespace ratchet

@@ -1,0 +1,61 @@
+// What ratchet-worker needs of CUDA beyond libtorch's device-generic API: the board's name, UUID
+// and L2 size, CUDA events for timing, and emptying the caching allocator. cuda_device.cc is
+// compiled only when the libtorch found at build time has CUDA (RATCHET_WORKER_CUDA); otherwise
+// these are stubs that are never reached, since the worker then always runs on the CPU.
+#ifndef RATCHET_WORKER_CUDA_DEVICE_H_
+#define RATCHET_WORKER_CUDA_DEVICE_H_
+
+#include <cstdint>
+#include <memory>
+#include <stdexcept>
+#include <string>
+
+namespace ratchet {
+
+struct CudaFacts {
+  std::string name;      // "NVIDIA H200"
+  std::string uuid;      // "GPU-xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx"
+  int64_t l2_bytes = 0;  // the L2 cache of the board
+};
+
+#ifdef RATCHET_WORKER_CUDA
+inline constexpr bool kWorkerHasCuda = true;
+
+// Device 0, the one every tensor of the worker lives on.
+CudaFacts QueryCudaDevice();
+
+// A start and an end event on the current stream, timing what runs between them.
+class CudaEventPair {
+ public:
+  CudaEventPair();
+  ~CudaEventPair();
+  void RecordStart();
+  void RecordEnd();
+  // Milliseconds between the two; waits for the end event.
+  double ElapsedMs();
+
+ private:
+  struct Events;
+  std::unique_ptr<Events> events_;
+};
+
+void EmptyCudaCache();
+#else
+inline constexpr bool kWorkerHasCuda = false;
+
+[[noreturn]] inline void NoCuda() {
+  throw std::logic_error("this ratchet-worker was built without CUDA");
+}
+inline CudaFacts QueryCudaDevice() { NoCuda(); }
+class CudaEventPair {
+ public:
+  void RecordStart() { NoCuda(); }
+  void RecordEnd() { NoCuda(); }
+  double ElapsedMs() { NoCuda(); }
+};
+inline void EmptyCudaCache() { NoCuda(); }
+#endif
+
+}  // namespace ratchet
+
+#endif  // RATCHET_WORKER_CUDA_DEVICE_H_

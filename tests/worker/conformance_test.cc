@@ -1,0 +1,370 @@
+// Conformance tests of the worker protocol (docs/protocol.md), run against every worker kind:
+// each test starts a real worker process and talks to it through the parent's own channel.
+// A kind joins with one entry in Kinds(). Environment overrides for running this binary against
+// another lane's workers: RATCHET_CONFORMANCE_WORKER (ratchet-worker), RATCHET_CONFORMANCE_
+// SUBMISSIONS (its compiled test submissions), RATCHET_CONFORMANCE_PYTHON (worker.py's python3).
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <cmath>
+#include <cstdlib>
+#include <fstream>
+#include <random>
+#include <sstream>
+
+#include "support/temp_dir.h"
+#include "worker_process.h"
+
+namespace ratchet {
+namespace {
+
+constexpr int64_t kTrain = 10000, kTest = 10000, kDims = 60;
+
+struct WorkerKind {
+  std::string name;  // what hello reports as "worker"
+  std::vector<std::string> argv;
+  std::string submissions;  // a fixture's path is submissions + "/" + name + extension
+  std::string extension;
+  std::string not_a_tensor_message;  // check_output's words for not_a_tensor.*
+  std::string skip_reason;           // non-empty: the kind cannot run here
+};
+
+void PrintTo(const WorkerKind& kind, std::ostream* out) { *out << kind.name; }
+
+bool PythonHasTorch(const std::string& python) {
+  static const bool has = [&] {
+    std::string command = python + " -c 'import torch' >/dev/null 2>&1";
+    return std::system(command.c_str()) == 0;
+  }();
+  return has;
+}
+
+// A compiled-in default, or the environment's value: on another lane (a GPU machine, a worker
+// built against its CUDA libtorch) the same test binary runs against that lane's workers.
+std::string Setting(const char* variable, const std::string& compiled) {
+  const char* value = std::getenv(variable);
+  return value != nullptr && *value != '\0' ? value : compiled;
+}
+
+std::vector<WorkerKind> Kinds() {
+  std::vector<WorkerKind> kinds;
+  {
+    const std::string binary = Setting("RATCHET_CONFORMANCE_WORKER", RATCHET_WORKER_BINARY);
+    WorkerKind native{"ratchet-worker",
+                      {binary},
+                      Setting("RATCHET_CONFORMANCE_SUBMISSIONS", RATCHET_NATIVE_SUBMISSIONS),
+                      ".so",
+                      "the method returned an undefined tensor, not a plain torch.Tensor",
+                      ""};
+    if (binary.empty()) native.skip_reason = "ratchet-worker is not built (no libtorch found)";
+    kinds.push_back(native);
+  }
+  {
+    const std::string python = Setting("RATCHET_CONFORMANCE_PYTHON", RATCHET_TEST_PYTHON);
+    const std::string root = Setting("RATCHET_SOURCE_DIR", RATCHET_SOURCE_ROOT);
+    const std::string script = root + "/runner/worker/worker.py";
+    WorkerKind py{"worker.py",
+                  {python, "-u", script},
+                  root + "/tests/worker/submissions",
+                  ".py",
+                  "the method returned list, not a plain torch.Tensor",
+                  ""};
+    if (!PathExists(script)) {
+      py.skip_reason = script + " does not exist yet";
+    } else if (!PythonHasTorch(python)) {
+      py.skip_reason = python + " cannot import torch";
+    }
+    kinds.push_back(py);
+  }
+  return kinds;
+}
+
+// A draw that nearest class mean separates: class k is centred 4.0 along axis 6k, with noise
+// of standard deviation 0.5 on every axis.
+struct Draw {
+  std::vector<float> train_x, test_x;
+  std::vector<int64_t> train_y, test_y;
+};
+
+Draw SeparableDraw(uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::normal_distribution<float> noise(0.0f, 0.5f);
+  std::uniform_int_distribution<int64_t> label(0, 9);
+  Draw d;
+  auto rows = [&](int64_t n, std::vector<float>* x, std::vector<int64_t>* y) {
+    for (int64_t i = 0; i < n; ++i) {
+      int64_t k = label(rng);
+      y->push_back(k);
+      for (int64_t j = 0; j < kDims; ++j) x->push_back(noise(rng) + (j == 6 * k ? 4.0f : 0.0f));
+    }
+  };
+  rows(kTrain, &d.train_x, &d.train_y);
+  rows(kTest, &d.test_x, &d.test_y);
+  return d;
+}
+
+int64_t ReadStatusField(const std::string& name) {
+  std::ifstream file("/proc/self/status");
+  std::string line;
+  while (std::getline(file, line)) {
+    if (line.rfind(name + ":", 0) == 0) return std::stoll(line.substr(name.size() + 1));
+  }
+  return -1;
+}
+
+class ConformanceTest : public ::testing::TestWithParam<WorkerKind> {
+ protected:
+  void SetUp() override {
+    if (!GetParam().skip_reason.empty()) GTEST_SKIP() << GetParam().skip_reason;
+  }
+
+  void TearDown() override {
+    if (HasFailure() && worker_) std::cerr << "worker log:\n" << worker_->Log() << "\n";
+  }
+
+  std::string Submission(const std::string& name) const {
+    return GetParam().submissions + "/" + name + GetParam().extension;
+  }
+
+  Json HelloCommand() const {
+    return Json{{"cmd", "hello"},
+                {"train", kTrain},
+                {"test", kTest},
+                {"dims", kDims},
+                {"buffer_bytes", kTrain * kDims * 4 + kTrain * 8 + kTest * kDims * 4}};
+  }
+
+  // Starts the worker; with `hello`, sends hello and expects it answered.
+  void Start(bool hello = true) {
+    std::string error;
+    Result<InputLayout> layout = InputLayout::Make(kTrain, kTest, kDims);
+    ASSERT_TRUE(layout.ok());
+    worker_ = WorkerProcess::Start(GetParam().argv, *layout, dir_ / "worker.log", &error);
+    ASSERT_NE(worker_, nullptr) << error;
+    if (hello) {
+      Result<Frame> reply = worker_->Request(HelloCommand());
+      ASSERT_TRUE(reply.ok()) << reply.status().message();
+      ASSERT_EQ(reply->header.value("ok", false), true) << reply->header.dump();
+      hello_ = reply->header;
+    }
+  }
+
+  Json Ok(const Json& command) {
+    Result<Frame> reply = worker_->Request(command);
+    EXPECT_TRUE(reply.ok()) << reply.status().message();
+    if (!reply.ok()) return Json::object();
+    EXPECT_EQ(reply->header.value("ok", false), true) << reply->header.dump();
+    return reply->header;
+  }
+
+  void Load(const std::string& fixture) {
+    Ok(Json{{"cmd", "load"}, {"path", Submission(fixture)}, {"function", "method"}});
+  }
+
+  // Writes `draw` into the buffer (as the parent does inside the timed window) and sends go.
+  Result<Frame> Go(const Draw& draw, bool null = false) {
+    Status written = worker_->buffer().Write(draw.train_x, draw.train_y, draw.test_x);
+    EXPECT_TRUE(written.ok()) << written.message();
+    return worker_->Request(Json{{"cmd", "go"}, {"null", null}});
+  }
+
+  // The reply to go must be a failure of `kind`; returns its error text.
+  std::string GoFails(const std::string& kind) {
+    Result<Frame> reply = Go(SeparableDraw(1));
+    EXPECT_TRUE(reply.ok()) << reply.status().message();
+    if (!reply.ok()) return "";
+    EXPECT_EQ(reply->header.value("ok", true), false) << reply->header.dump();
+    EXPECT_EQ(reply->header.value("kind", ""), kind) << reply->header.dump();
+    EXPECT_EQ(reply->payload, "");
+    std::string error = reply->header.value("error", "");
+    EXPECT_LE(error.size(), 4000u);
+    return error;
+  }
+
+  TempDir dir_;
+  std::unique_ptr<WorkerProcess> worker_;
+  Json hello_;
+};
+
+TEST_P(ConformanceTest, HelloDescribesTheWorkerItsDeviceAndItsSandbox) {
+  Start();
+  EXPECT_EQ(hello_["worker"], GetParam().name);
+  EXPECT_EQ(hello_["protocol"], 1);
+  const std::string device = hello_.value("device", "");
+  ASSERT_TRUE(device == "cpu" || device == "cuda") << hello_.dump();
+  EXPECT_TRUE(hello_["device_name"].is_string());
+  EXPECT_TRUE(hello_["torch"].is_string() && !hello_["torch"].get<std::string>().empty());
+  if (device == "cpu") {
+    EXPECT_TRUE(hello_["uuid"].is_null());
+    EXPECT_TRUE(hello_["l2_bytes"].is_null());
+  } else {
+    EXPECT_EQ(hello_["uuid"].get<std::string>().rfind("GPU-", 0), 0u);
+    EXPECT_GT(hello_["l2_bytes"].get<int64_t>(), 0);
+  }
+  if (GetParam().name == "worker.py") {
+    EXPECT_TRUE(hello_["python"].is_string());
+  }
+  // Not sandboxed here: the worker sees what this test process has.
+  const Json& sandbox = hello_["sandbox"];
+  EXPECT_EQ(sandbox["uid"], static_cast<int64_t>(getuid()));
+  EXPECT_EQ(sandbox["no_new_privs"], ReadStatusField("NoNewPrivs"));
+  EXPECT_EQ(sandbox["seccomp"], ReadStatusField("Seccomp"));
+}
+
+TEST_P(ConformanceTest, HelloWithABufferSizeThatDoesNotAddUpIsAProtocolError) {
+  Start(/*hello=*/false);
+  Json hello = HelloCommand();
+  hello["buffer_bytes"] = hello["buffer_bytes"].get<int64_t>() + 4;
+  Result<Frame> reply = worker_->Request(hello);
+  ASSERT_TRUE(reply.ok()) << reply.status().message();
+  EXPECT_EQ(reply->header["ok"], false);
+  EXPECT_EQ(reply->header["kind"], "protocol");
+}
+
+TEST_P(ConformanceTest, ANullGoReturnsZeroLabelsAndATime) {
+  Start();
+  Result<Frame> reply = Go(SeparableDraw(1), /*null=*/true);
+  ASSERT_TRUE(reply.ok()) << reply.status().message();
+  ASSERT_EQ(reply->header["ok"], true) << reply->header.dump();
+  ASSERT_TRUE(reply->header["ms"].is_number());
+  EXPECT_GE(reply->header["ms"].get<double>(), 0.0);
+  EXPECT_TRUE(std::isfinite(reply->header["ms"].get<double>()));
+  EXPECT_GE(reply->header["wall_ms"].get<double>(), 0.0);
+  EXPECT_EQ(reply->payload, std::string(kTest, '\0'));
+}
+
+TEST_P(ConformanceTest, NearestClassMeanLearnsEveryDrawItIsGiven) {
+  Start();
+  Load("ncm");
+  Ok(Json{{"cmd", "gc"}});
+  // Two draws in turn: the second call must see the second draw, copied in afresh.
+  for (uint64_t seed : {1, 2}) {
+    Draw draw = SeparableDraw(seed);
+    Result<Frame> reply = Go(draw);
+    ASSERT_TRUE(reply.ok()) << reply.status().message();
+    ASSERT_EQ(reply->header["ok"], true) << reply->header.dump();
+    ASSERT_EQ(reply->payload.size(), static_cast<size_t>(kTest));
+    int correct = 0;
+    for (int64_t i = 0; i < kTest; ++i) correct += reply->payload[i] == draw.test_y[i];
+    EXPECT_GE(correct, 9900) << "draw " << seed;
+    EXPECT_GT(reply->header["ms"].get<double>(), 0.0);
+  }
+}
+
+TEST_P(ConformanceTest, TheSameThreeInputTensorsServeEveryCall) {
+  Start();
+  Load("ncm");
+  Json first, second;
+  for (Json* reply : {&first, &second}) {
+    Result<Frame> frame = Go(SeparableDraw(3));
+    ASSERT_TRUE(frame.ok()) << frame.status().message();
+    ASSERT_EQ(frame->header["ok"], true) << frame->header.dump();
+    *reply = frame->header;
+  }
+  if (!first.contains("input_ptrs")) GTEST_SKIP() << GetParam().name << " reports no input_ptrs";
+  for (const char* name : {"train_x", "train_y", "test_x"}) {
+    EXPECT_NE(first["input_ptrs"][name], 0) << name;
+    EXPECT_EQ(first["input_ptrs"][name], second["input_ptrs"][name]) << name;
+  }
+}
+
+TEST_P(ConformanceTest, AFloatResultIsAnOutputError) {
+  Start();
+  Load("float_labels");
+  EXPECT_EQ(GoFails("output"),
+            "the method returned dtype torch.float32, expected an integer dtype");
+}
+
+TEST_P(ConformanceTest, AResultOfTheWrongShapeIsAnOutputError) {
+  Start();
+  Load("wrong_shape");
+  EXPECT_EQ(GoFails("output"), "the method returned shape (10000, 1), expected (10000,)");
+}
+
+TEST_P(ConformanceTest, AResultThatIsNoTensorIsAnOutputError) {
+  Start();
+  Load("not_a_tensor");
+  EXPECT_EQ(GoFails("output"), GetParam().not_a_tensor_message);
+}
+
+TEST_P(ConformanceTest, LabelsOutsideZeroToNineArriveAs255) {
+  Start();
+  Load("labels_0_20");
+  Result<Frame> reply = Go(SeparableDraw(1));
+  ASSERT_TRUE(reply.ok()) << reply.status().message();
+  ASSERT_EQ(reply->header["ok"], true) << reply->header.dump();
+  ASSERT_EQ(reply->payload.size(), static_cast<size_t>(kTest));
+  for (int64_t i = 0; i < kTest; ++i) {
+    const int value = static_cast<int>(i % 21);
+    ASSERT_EQ(static_cast<unsigned char>(reply->payload[i]), value <= 9 ? value : 255) << i;
+  }
+}
+
+TEST_P(ConformanceTest, AnExceptionIsAMethodErrorAndItsPrintsReachTheLog) {
+  Start();
+  Load("throws");
+  std::string error = GoFails("method");
+  EXPECT_NE(error.find("deliberate failure of the test submission"), std::string::npos) << error;
+  EXPECT_NE(worker_->Log().find("the test submission is about to throw"), std::string::npos);
+  Ok(Json{{"cmd", "gc"}});  // the worker goes on answering
+}
+
+TEST_P(ConformanceTest, ATorchErrorIsAMethodError) {
+  Start();
+  Load("torch_error");
+  std::string error = GoFails("method");
+  EXPECT_NE(error.find("cannot be multiplied"), std::string::npos) << error;
+}
+
+TEST_P(ConformanceTest, TheReferenceRunsBeforeLoadAndIsRefusedAfter) {
+  Start();
+  Json reference = {{"cmd", "reference"}, {"seconds", 0.05}, {"dim", 64}};
+  Json reply = Ok(reference);
+  ASSERT_TRUE(reply["count"].is_number_integer()) << reply.dump();
+  EXPECT_GE(reply["count"].get<int64_t>(), 8);
+  EXPECT_EQ(reply["count"].get<int64_t>() % 8, 0);
+  EXPECT_EQ(reply["exact"], true);
+  Load("ncm");
+  Result<Frame> refused = worker_->Request(reference);
+  ASSERT_TRUE(refused.ok()) << refused.status().message();
+  EXPECT_EQ(refused->header["ok"], false);
+  EXPECT_EQ(refused->header["kind"], "reference");
+}
+
+TEST_P(ConformanceTest, AnUnknownCommandIsAProtocolError) {
+  Start();
+  Result<Frame> reply = worker_->Request(Json{{"cmd", "fly"}});
+  ASSERT_TRUE(reply.ok()) << reply.status().message();
+  EXPECT_EQ(reply->header["ok"], false);
+  EXPECT_EQ(reply->header["kind"], "protocol");
+  EXPECT_NE(reply->header.value("error", "").find("unknown command"), std::string::npos);
+  Ok(Json{{"cmd", "gc"}});
+}
+
+TEST_P(ConformanceTest, ASubmissionThatCannotBeLoadedIsAnImportError) {
+  Start();
+  for (const std::string& path :
+       {Submission("no_method"), dir_ / ("absent" + GetParam().extension)}) {
+    Result<Frame> reply =
+        worker_->Request(Json{{"cmd", "load"}, {"path", path}, {"function", "method"}});
+    ASSERT_TRUE(reply.ok()) << reply.status().message();
+    EXPECT_EQ(reply->header["ok"], false) << path;
+    EXPECT_EQ(reply->header["kind"], "import") << path;
+    EXPECT_FALSE(reply->header.value("error", "").empty());
+  }
+}
+
+TEST_P(ConformanceTest, EofOnTheCommandPipeEndsTheWorkerWithExitZero) {
+  Start();
+  std::optional<int> status = worker_->CloseAndWait(30);
+  ASSERT_TRUE(status.has_value()) << "the worker did not exit";
+  EXPECT_TRUE(WIFEXITED(*status)) << *status;
+  EXPECT_EQ(WEXITSTATUS(*status), 0);
+}
+
+// Listed as .../0, .../1 by gtest; ctest names each test after its kind (PrintTo below), as in
+// "worker_conformance_test.Kinds/ConformanceTest.AnUnknownCommandIsAProtocolError/worker.py".
+INSTANTIATE_TEST_SUITE_P(Kinds, ConformanceTest, ::testing::ValuesIn(Kinds()));
+
+}  // namespace
+}  // namespace ratchet
