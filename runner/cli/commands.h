@@ -27,10 +27,12 @@ const std::vector<Command>& Commands();
 int RunContract(CommandContext& context);
 int RunDatasets(CommandContext& context);
 int RunDraw(CommandContext& context);
+int RunScore(CommandContext& context);
 
 extern const char kContractUsage[];
 extern const char kDatasetsUsage[];
 extern const char kDrawUsage[];
+extern const char kScoreUsage[];
 
 // Real entry point: `ratchet [--help | --version | COMMAND ...]`.
 int RealMain(const std::vector<std::string>& argv, std::ostream& out, std::ostream& err);

@@ -8,7 +8,6 @@
 #include "cli/exit_codes.h"
 #include "contract/gather.h"
 #include "contract/source_sha256.h"
-#include "core/file.h"
 #include "core/status.h"
 
 namespace ratchet {
@@ -26,8 +25,9 @@ const char kContractUsage[] =
     "                packages' standard places\n"
     "  --rules FILE  lock this rule-set file instead of the embedded mnist-a100/1.2.0\n"
     "\n"
-    "exit codes: 0 printed; 2 bad usage, a --rules file that does not exist or does not\n"
-    "parse, a --data folder that does not exist, a dataset file with the wrong hash;\n"
+    "exit codes: 0 printed; 2 bad usage, a --rules file that does not exist, is not a\n"
+    "file, is over 1 MiB, does not parse or names a dataset ratchet does not know, a --data\n"
+    "folder that does not exist, a dataset file with the wrong hash;\n"
     "3 a fact of this machine could not be read.\n";
 
 namespace {
@@ -124,15 +124,11 @@ int RunContract(CommandContext& context) {
   ContractOptions options;
   options.data_dir = args->Get("data");
   options.rules_path = args->Get("rules");
-  // A file the user names is input: its absence is their mistake (exit 2), not the harness's.
-  if (options.rules_path && !PathExists(*options.rules_path)) {
-    return ReportError(context.err, "contract",
-                       Status::BadInput("--rules " + *options.rules_path + ": no such file"));
-  }
   Result<Json> contract = GatherContract(options);
   if (!contract.ok()) return ReportError(context.err, "contract", contract.status());
   if (args->Has("json")) {
-    context.out << contract->dump(2) << "\n";
+    // A path that is not UTF-8 has no JSON form: its bad bytes print as U+FFFD.
+    context.out << contract->dump(2, ' ', false, Json::error_handler_t::replace) << "\n";
   } else {
     PrintListing(context.out, *contract);
   }

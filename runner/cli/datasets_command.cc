@@ -98,7 +98,10 @@ int RunDatasets(CommandContext& context) {
   Result<std::vector<LocatedDataset>> datasets = LocateDatasets(*search);
   if (!datasets.ok()) return ReportError(context.err, "datasets", datasets.status());
   if (args->Has("json")) {
-    context.out << ListingJson(*search, *datasets).dump(2) << "\n";
+    // A path that is not UTF-8 has no JSON form: its bad bytes print as U+FFFD.
+    context.out
+        << ListingJson(*search, *datasets).dump(2, ' ', false, Json::error_handler_t::replace)
+        << "\n";
   } else {
     PrintListing(context.out, *search, *datasets);
   }

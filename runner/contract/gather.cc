@@ -5,14 +5,46 @@
 #include "contract/source_sha256.h"
 #include "core/version.h"
 #include "data/locate.h"
+#include "data/registry.h"
 #include "rules/rule_set.h"
 
 namespace ratchet {
+namespace {
+
+// The rules library does not know the data registry; the datasets a rule set names are checked
+// against it here, before the rule set is locked: datasets.mnist must name MNIST itself, and each
+// of datasets.foreign a hold-out dataset.
+Status CheckRuleSetDatasets(const RuleSet& rules, const std::string& what) {
+  auto check = [&what](const std::string& name, bool foreign, const std::string& path) {
+    const DatasetSpec* spec = FindDataset(name);
+    if (spec == nullptr) {
+      return Status::BadInput(what + ": field \"" + path + "\": \"" + name +
+                              "\" is not a dataset; the datasets are " + DatasetNames());
+    }
+    if (spec->foreign != foreign) {
+      return Status::BadInput(what + ": field \"" + path + "\": \"" + name + "\" is " +
+                              (spec->foreign ? "a hold-out dataset" : "MNIST itself") +
+                              (foreign ? ", not a hold-out dataset" : ", not MNIST itself"));
+    }
+    return Status::Ok();
+  };
+  RATCHET_RETURN_IF_ERROR(check(rules.datasets.mnist, false, "datasets.mnist"));
+  for (size_t i = 0; i < rules.datasets.foreign.size(); ++i) {
+    RATCHET_RETURN_IF_ERROR(
+        check(rules.datasets.foreign[i], true, JoinPath("datasets.foreign", i)));
+  }
+  return Status::Ok();
+}
+
+}  // namespace
 
 Result<Json> GatherContract(const ContractOptions& options) {
   // The inputs a user names come first, so a mistake in them is reported before any hashing.
   Result<RuleSet> rules = LoadRuleSet(options.rules_path);
   if (!rules.ok()) return rules.status();
+  RATCHET_RETURN_IF_ERROR(CheckRuleSetDatasets(
+      *rules, options.rules_path ? *options.rules_path
+                                 : std::string("the embedded rule set mnist-a100-1.2.0.json")));
   Result<DataSearch> search = MakeDataSearch(options.data_dir);
   if (!search.ok()) return search.status();
   Result<std::vector<LocatedDataset>> located = LocateDatasets(*search);

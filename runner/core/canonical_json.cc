@@ -100,6 +100,10 @@ Result<Json> ParseJson(std::string_view text, const std::string& what) {
   } catch (const Json::parse_error& error) {
     return Status::BadInput(what + " is not valid JSON (at byte " + std::to_string(error.byte) +
                             "): " + error.what());
+  } catch (const Json::exception& error) {
+    // Text that is JSON by its grammar but has no value here, such as a number beyond a double
+    // (out_of_range.406): still the input's fault, never an exception that ends the program.
+    return Status::BadInput(what + " is not valid JSON: " + error.what());
   }
 }
 

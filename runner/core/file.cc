@@ -4,14 +4,82 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <climits>
-#include <algorithm>
 #include <random>
 #include <vector>
 
 namespace ratchet {
 namespace {
+
+// The one read loop: `path` in chunks of up to `chunk_bytes`, stopping after `limit` bytes.
+Status ReadChunks(const std::string& path, size_t chunk_bytes, size_t limit,
+                  const std::function<void(const char* data, size_t size)>& sink) {
+  int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return Status::IOError("open " + path, errno);
+  std::vector<char> buffer(chunk_bytes);
+  size_t done = 0;
+  while (done < limit) {
+    ssize_t n = read(fd, buffer.data(), std::min(buffer.size(), limit - done));
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      int error = errno;
+      close(fd);
+      return Status::IOError("read " + path, error);
+    }
+    if (n == 0) break;
+    sink(buffer.data(), static_cast<size_t>(n));
+    done += static_cast<size_t>(n);
+  }
+  close(fd);
+  return Status::Ok();
+}
+
+}  // namespace
+
+Status ForEachChunk(const std::string& path, size_t chunk_bytes,
+                    const std::function<void(const char* data, size_t size)>& sink) {
+  return ReadChunks(path, chunk_bytes, std::string::npos, sink);
+}
+
+Result<std::string> ReadFile(const std::string& path, size_t limit) {
+  std::string out;
+  Status status = ReadChunks(path, 1 << 16, limit,
+                             [&out](const char* data, size_t size) { out.append(data, size); });
+  if (!status.ok()) return status;
+  return out;
+}
+
+Status CheckInputFile(const std::string& path, const std::string& what) {
+  const std::string named = what + " " + path;
+  struct stat info;
+  if (stat(path.c_str(), &info) != 0) {
+    const int error = errno;
+    switch (error) {
+      case ENOENT: {
+        char target[PATH_MAX];
+        ssize_t n = readlink(path.c_str(), target, sizeof target - 1);
+        if (n >= 0) {
+          return Status::BadInput(named + " is a symlink to " +
+                                  std::string(target, static_cast<size_t>(n)) +
+                                  ", which does not exist");
+        }
+        return Status::BadInput(named + ": no such file");
+      }
+      case ENOTDIR:
+        return Status::BadInput(named + ": a part of the path is not a folder");
+      case ELOOP:
+        return Status::BadInput(named + ": too many levels of symlinks");
+      case ENAMETOOLONG:
+        return Status::BadInput(named + ": the name is too long");
+      default:
+        return Status::IOError("stat " + path, error);
+    }
+  }
+  if (S_ISDIR(info.st_mode)) return Status::BadInput(named + " is a folder, not a file");
+  return Status::Ok();
+}
 
 Status WriteAll(int fd, std::string_view bytes, const std::string& path) {
   size_t done = 0;
@@ -26,46 +94,12 @@ Status WriteAll(int fd, std::string_view bytes, const std::string& path) {
   return Status::Ok();
 }
 
-}  // namespace
-
-Status ForEachChunk(const std::string& path, size_t chunk_bytes,
-                    const std::function<void(const char* data, size_t size)>& sink) {
-  int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+Status SyncFolder(const std::string& path) {
+  int fd = open(path.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   if (fd < 0) return Status::IOError("open " + path, errno);
-  std::vector<char> buffer(chunk_bytes);
-  for (;;) {
-    ssize_t n = read(fd, buffer.data(), buffer.size());
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      int error = errno;
-      close(fd);
-      return Status::IOError("read " + path, error);
-    }
-    if (n == 0) break;
-    sink(buffer.data(), static_cast<size_t>(n));
-  }
+  Status status = fsync(fd) == 0 ? Status::Ok() : Status::IOError("fsync " + path, errno);
   close(fd);
-  return Status::Ok();
-}
-
-Result<std::string> ReadFile(const std::string& path, size_t limit) {
-  int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return Status::IOError("open " + path, errno);
-  std::string out;
-  char buffer[1 << 16];
-  while (out.size() < limit) {
-    ssize_t n = read(fd, buffer, std::min(sizeof buffer, limit - out.size()));
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      int error = errno;
-      close(fd);
-      return Status::IOError("read " + path, error);
-    }
-    if (n == 0) break;
-    out.append(buffer, static_cast<size_t>(n));
-  }
-  close(fd);
-  return out;
+  return status;
 }
 
 Status WriteFileAtomic(const std::string& path, std::string_view bytes, int mode) {
@@ -88,11 +122,7 @@ Status WriteFileAtomic(const std::string& path, std::string_view bytes, int mode
     unlink(temporary.c_str());
     return status;
   }
-  int dir = open(folder.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (dir < 0) return Status::IOError("open " + folder, errno);
-  if (fsync(dir) != 0) status = Status::IOError("fsync " + folder, errno);
-  close(dir);
-  return status;
+  return SyncFolder(folder);
 }
 
 bool PathExists(const std::string& path) {

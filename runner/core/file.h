@@ -20,9 +20,21 @@ Result<std::string> ReadFile(const std::string& path, size_t limit = std::string
 Status ForEachChunk(const std::string& path, size_t chunk_bytes,
                     const std::function<void(const char* data, size_t size)>& sink);
 
+// Checks a file a user names (or puts where ratchet looks) before it is read: a path that does
+// not exist, a dangling symlink, a symlink loop, a path through something that is not a folder,
+// and a folder are BadInput, "WHAT PATH: ..." saying which. A device or a pipe passes (a reader
+// bounds what it reads). Any other failure of stat is an IOError.
+Status CheckInputFile(const std::string& path, const std::string& what);
+
 // Writes `bytes` to a temporary file beside `path`, fsyncs it, renames it over `path` and fsyncs
 // the folder. On any error `path` is left as it was and the temporary file is removed.
 Status WriteFileAtomic(const std::string& path, std::string_view bytes, int mode = 0644);
+
+// Writes all of `bytes` to `fd` (short writes and EINTR retried); an error names `path`.
+Status WriteAll(int fd, std::string_view bytes, const std::string& path);
+
+// fsyncs the folder `path`, so that the entries created or renamed in it last.
+Status SyncFolder(const std::string& path);
 
 bool PathExists(const std::string& path);
 bool IsDirectory(const std::string& path);

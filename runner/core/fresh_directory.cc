@@ -15,13 +15,10 @@
 namespace ratchet {
 namespace {
 
-Status FsyncPath(const std::string& path) {
-  int fd = open(path.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (fd < 0) return Status::IOError("open " + path, errno);
-  Status status = fsync(fd) == 0 ? Status::Ok() : Status::IOError("fsync " + path, errno);
-  close(fd);
-  return status;
-}
+// Only the owner may enter the folders or read the files, whatever the umask: a fresh directory
+// may hold secrets (a draw's hidden labels), and a partial one left by a kill must not leak them.
+constexpr mode_t kFolderMode = 0700;
+constexpr mode_t kFileMode = 0600;
 
 bool SafeRelative(const std::string& relative) {
   if (relative.empty() || relative.front() == '/') return false;
@@ -51,6 +48,10 @@ Result<FreshDirectory> FreshDirectory::Begin(const std::string& final_path) {
                             "name one that does not exist");
   }
   if (lstat(parent.c_str(), &info) != 0) {
+    // The parent is named by the user: a missing one is their mistake, not the harness's.
+    if (errno == ENOENT || errno == ENOTDIR || errno == ELOOP) {
+      return Status::BadInput("the folder " + parent + " for " + final_path + " does not exist");
+    }
     return Status::IOError("the folder " + parent + " for " + final_path, errno);
   }
   if (S_ISLNK(info.st_mode)) {
@@ -60,8 +61,17 @@ Result<FreshDirectory> FreshDirectory::Begin(const std::string& final_path) {
   if (!S_ISDIR(info.st_mode)) return Status::BadInput(parent + " is not a folder");
   std::random_device random;
   for (int attempt = 0; attempt < 16; ++attempt) {
-    std::string partial = parent + "/." + name + ".partial-" + std::to_string(random() % 1000000000);
-    if (mkdir(partial.c_str(), 0755) == 0) return FreshDirectory(final_path, partial);
+    std::string partial =
+        parent + "/." + name + ".partial-" + std::to_string(random() % 1000000000);
+    if (mkdir(partial.c_str(), kFolderMode) == 0) {
+      // mkdir applies the umask, which can only take bits away; chmod makes the mode exact.
+      if (chmod(partial.c_str(), kFolderMode) != 0) {
+        Status status = Status::IOError("chmod " + partial, errno);
+        rmdir(partial.c_str());
+        return status;
+      }
+      return FreshDirectory(final_path, partial);
+    }
     if (errno != EEXIST) return Status::IOError("mkdir " + partial, errno);
   }
   return Status::IOError("mkdir a partial folder beside " + final_path, EEXIST);
@@ -84,7 +94,9 @@ Status FreshDirectory::MakeSubdirectory(const std::string& relative) {
     size_t end = relative.find('/', start);
     if (end == std::string::npos) end = relative.size();
     path += "/" + relative.substr(start, end - start);
-    if (mkdir(path.c_str(), 0755) != 0 && errno != EEXIST) return Status::IOError("mkdir " + path, errno);
+    if (mkdir(path.c_str(), kFolderMode) != 0 && errno != EEXIST) {
+      return Status::IOError("mkdir " + path, errno);
+    }
     start = end + 1;
   }
   return Status::Ok();
@@ -93,19 +105,9 @@ Status FreshDirectory::MakeSubdirectory(const std::string& relative) {
 Status FreshDirectory::WriteFile(const std::string& relative, std::string_view bytes) {
   if (!SafeRelative(relative)) return Status::Internal("unsafe relative path " + relative);
   const std::string path = partial_path_ + "/" + relative;
-  int fd = open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0644);
+  int fd = open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, kFileMode);
   if (fd < 0) return Status::IOError("create " + path, errno);
-  size_t done = 0;
-  Status status;
-  while (done < bytes.size()) {
-    ssize_t n = write(fd, bytes.data() + done, bytes.size() - done);
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      status = Status::IOError("write " + path, errno);
-      break;
-    }
-    done += static_cast<size_t>(n);
-  }
+  Status status = WriteAll(fd, bytes, path);
   if (status.ok() && fsync(fd) != 0) status = Status::IOError("fsync " + path, errno);
   close(fd);
   return status;
@@ -113,14 +115,14 @@ Status FreshDirectory::WriteFile(const std::string& relative, std::string_view b
 
 Status FreshDirectory::Commit() {
   if (done_) return Status::Internal("a fresh directory was committed twice");
-  RATCHET_RETURN_IF_ERROR(FsyncPath(partial_path_));
+  RATCHET_RETURN_IF_ERROR(SyncFolder(partial_path_));
   // renameat2(RENAME_NOREPLACE): whatever appeared at the final name meanwhile is kept.
   if (syscall(SYS_renameat2, AT_FDCWD, partial_path_.c_str(), AT_FDCWD, final_path_.c_str(),
               RENAME_NOREPLACE) != 0) {
     return Status::IOError("rename " + partial_path_ + " to " + final_path_, errno);
   }
   done_ = true;
-  return FsyncPath(DirName(final_path_));
+  return SyncFolder(DirName(final_path_));
 }
 
 void FreshDirectory::Abandon() {

@@ -3,7 +3,6 @@
 #include <cstring>
 #include <vector>
 
-#include "core/fresh_directory.h"
 #include "core/sha256.h"
 
 namespace ratchet {
@@ -104,26 +103,32 @@ Result<Json> DescribeDraw(const Draw& draw, const LocatedDataset& dataset, const
   return Describe(draw, dataset, seed, DrawFiles(draw));
 }
 
-Result<Json> WriteDraw(const Draw& draw, const LocatedDataset& dataset, const RunSeed& seed,
-                       const std::string& out_dir) {
+Result<Json> WriteDrawFiles(const Draw& draw, const LocatedDataset& dataset, const RunSeed& seed,
+                            FreshDirectory* folder) {
   if (dataset.name != draw.dataset) {
     return Status::Internal("a draw of " + draw.dataset + " written with the files of " +
                             dataset.name);
   }
-  Result<FreshDirectory> folder = FreshDirectory::Begin(out_dir);
-  if (!folder.ok()) return folder.status();
   const std::vector<DrawFile> files = DrawFiles(draw);
   const Json description = Describe(draw, dataset, seed, files);
   Result<std::string> text = CanonicalJson(description);
-  Status status = text.ok() ? Status::Ok() : text.status();
+  if (!text.ok()) return text.status();
   for (const char* subfolder : {"inputs", "hidden"}) {
-    if (status.ok()) status = folder->MakeSubdirectory(subfolder);
+    RATCHET_RETURN_IF_ERROR(folder->MakeSubdirectory(subfolder));
   }
   for (const DrawFile& file : files) {
-    if (status.ok()) status = folder->WriteFile(file.name, file.bytes);
+    RATCHET_RETURN_IF_ERROR(folder->WriteFile(file.name, file.bytes));
   }
-  if (status.ok()) status = folder->WriteFile(kDescriptionFile, *text + "\n");
-  if (status.ok()) status = folder->Commit();
+  RATCHET_RETURN_IF_ERROR(folder->WriteFile(kDescriptionFile, *text + "\n"));
+  return description;
+}
+
+Result<Json> WriteDraw(const Draw& draw, const LocatedDataset& dataset, const RunSeed& seed,
+                       const std::string& out_dir) {
+  Result<FreshDirectory> folder = FreshDirectory::Begin(out_dir);
+  if (!folder.ok()) return folder.status();
+  Result<Json> description = WriteDrawFiles(draw, dataset, seed, &*folder);
+  Status status = description.ok() ? folder->Commit() : description.status();
   if (!status.ok()) {
     folder->Abandon();
     return status;

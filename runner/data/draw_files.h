@@ -7,6 +7,7 @@
 #include <string>
 
 #include "core/canonical_json.h"
+#include "core/fresh_directory.h"
 #include "core/status.h"
 #include "data/draw.h"
 #include "data/keyed_stream.h"
@@ -24,6 +25,11 @@ Result<Json> DescribeDraw(const Draw& draw, const LocatedDataset& dataset, const
 // folder and renamed into place when complete, removed on error). Returns draw.json's content.
 Result<Json> WriteDraw(const Draw& draw, const LocatedDataset& dataset, const RunSeed& seed,
                        const std::string& out_dir);
+
+// The files of `draw` written into `folder`, which the caller has begun and will commit or
+// abandon: for a caller that claims the output folder before it makes the draw.
+Result<Json> WriteDrawFiles(const Draw& draw, const LocatedDataset& dataset, const RunSeed& seed,
+                            FreshDirectory* folder);
 
 }  // namespace ratchet
 

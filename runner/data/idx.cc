@@ -37,7 +37,11 @@ size_t IdxFileBytes(IdxKind kind) {
   return kind == IdxKind::kImages ? kIdxImagesBytes : kIdxLabelsBytes;
 }
 
-Status CheckIdx(std::string_view bytes, IdxKind kind, const std::string& what) {
+namespace {
+
+// The start of CheckIdx: a gzip magic where none belongs, the IDX magic and the counts. It needs
+// only the header, so it also judges the first bytes of a stream that decompresses to too many.
+Status CheckIdxHeader(std::string_view bytes, IdxKind kind, const std::string& what) {
   const bool images = kind == IdxKind::kImages;
   const uint32_t want_magic = images ? kIdxImagesMagic : kIdxLabelsMagic;
   const size_t header = images ? kIdxImagesHeader : kIdxLabelsHeader;
@@ -76,6 +80,73 @@ Status CheckIdx(std::string_view bytes, IdxKind kind, const std::string& what) {
     return Status::BadInput(what + " holds " + std::to_string(count) +
                             " labels; expected the training split: 60000 labels");
   }
+  return Status::Ok();
+}
+
+std::string TooMuchOutput(const std::string& what, size_t limit) {
+  return what + " decompresses to more than " + Bytes(limit) + ": corrupt, or not this dataset";
+}
+
+// Inflates every gzip member of `compressed` into `*out`, at most `limit` bytes. When the output
+// reaches the limit, inflation goes on into a small scratch buffer: `*more` is set as soon as a
+// byte past the limit appears; otherwise the stream is inflated to its end, so that every
+// member's CRC-32 and length are checked however exactly the output fills the limit.
+Status Inflate(std::string_view compressed, size_t limit, const std::string& what, std::string* out,
+               bool* more) {
+  *more = false;
+  z_stream stream;
+  std::memset(&stream, 0, sizeof stream);
+  if (inflateInit2(&stream, 16 + MAX_WBITS) != Z_OK) {
+    return Status::Internal("zlib inflateInit2 failed for " + what);
+  }
+  out->assign(limit, '\0');
+  char scratch[256];
+  bool in_scratch = false;
+  size_t produced = 0;
+  stream.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(compressed.data()));
+  stream.avail_in = static_cast<uInt>(compressed.size());
+  stream.next_out = reinterpret_cast<Bytef*>(out->data());
+  stream.avail_out = static_cast<uInt>(limit);
+  Status status;
+  for (;;) {
+    if (!in_scratch && stream.avail_out == 0) {
+      in_scratch = true;
+      stream.next_out = reinterpret_cast<Bytef*>(scratch);
+      stream.avail_out = sizeof scratch;
+    }
+    const int code = inflate(&stream, Z_NO_FLUSH);
+    if (in_scratch && stream.avail_out < sizeof scratch) {
+      *more = true;
+      break;
+    }
+    if (code == Z_STREAM_END) {
+      // gzip allows several members one after another; `gzip -d` joins them.
+      if (stream.avail_in == 0) break;
+      if (inflateReset(&stream) != Z_OK) {
+        status = Status::Internal("zlib inflateReset failed for " + what);
+        break;
+      }
+      continue;
+    }
+    if (code == Z_OK) continue;
+    if (code == Z_BUF_ERROR && stream.avail_in == 0) {
+      status = Status::BadInput(what + " is a truncated gzip file (it ends inside a member)");
+    } else {
+      status = Status::BadInput(what + " is not valid gzip data: " +
+                                (stream.msg ? stream.msg : "zlib error " + std::to_string(code)));
+    }
+    break;
+  }
+  produced = in_scratch ? limit : limit - stream.avail_out;
+  inflateEnd(&stream);
+  out->resize(produced);
+  return status;
+}
+
+}  // namespace
+
+Status CheckIdx(std::string_view bytes, IdxKind kind, const std::string& what) {
+  RATCHET_RETURN_IF_ERROR(CheckIdxHeader(bytes, kind, what));
   const size_t want_size = IdxFileBytes(kind);
   if (bytes.size() < want_size) {
     return Status::BadInput(what + " is truncated: " + Bytes(bytes.size()) + ", expected " +
@@ -85,7 +156,7 @@ Status CheckIdx(std::string_view bytes, IdxKind kind, const std::string& what) {
     return Status::BadInput(what + " has bytes after its data: expected exactly " +
                             Bytes(want_size) + " for 60000 " + IdxKindName(kind) + ", found more");
   }
-  if (!images) {
+  if (kind == IdxKind::kLabels) {
     const uint8_t* labels = IdxPayload(bytes, kind);
     for (size_t i = 0; i < kPoolRows; ++i) {
       if (labels[i] >= kClasses) {
@@ -98,45 +169,10 @@ Status CheckIdx(std::string_view bytes, IdxKind kind, const std::string& what) {
 }
 
 Result<std::string> Gunzip(std::string_view compressed, size_t limit, const std::string& what) {
-  z_stream stream;
-  std::memset(&stream, 0, sizeof stream);
-  if (inflateInit2(&stream, 16 + MAX_WBITS) != Z_OK) {
-    return Status::Internal("zlib inflateInit2 failed for " + what);
-  }
-  std::string out(limit, '\0');
-  stream.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(compressed.data()));
-  stream.avail_in = static_cast<uInt>(compressed.size());
-  stream.next_out = reinterpret_cast<Bytef*>(out.data());
-  stream.avail_out = static_cast<uInt>(limit);
-  Status status;
-  for (;;) {
-    int code = inflate(&stream, Z_NO_FLUSH);
-    if (code == Z_STREAM_END) {
-      // gzip allows several members one after another; `gzip -d` joins them.
-      if (stream.avail_in == 0 || stream.avail_out == 0) break;
-      if (inflateReset(&stream) != Z_OK) {
-        status = Status::Internal("zlib inflateReset failed for " + what);
-        break;
-      }
-      continue;
-    }
-    if (code == Z_OK) {
-      if (stream.avail_out == 0) break;
-      continue;
-    }
-    if (code == Z_BUF_ERROR && stream.avail_out == 0) break;
-    if (code == Z_BUF_ERROR) {
-      status = Status::BadInput(what + " is a truncated gzip file (it ends inside a member)");
-    } else {
-      status = Status::BadInput(what + " is not valid gzip data: " +
-                                (stream.msg ? stream.msg : "zlib error " + std::to_string(code)));
-    }
-    break;
-  }
-  const size_t produced = limit - stream.avail_out;
-  inflateEnd(&stream);
-  if (!status.ok()) return status;
-  out.resize(produced);
+  std::string out;
+  bool more = false;
+  RATCHET_RETURN_IF_ERROR(Inflate(compressed, limit, what, &out, &more));
+  if (more) return Status::BadInput(TooMuchOutput(what, limit));
   return out;
 }
 
@@ -144,24 +180,29 @@ Result<IdxFile> ReadIdxFile(const std::string& path, IdxKind kind) {
   IdxFile file;
   file.path = path;
   file.gzipped = EndsWith(path, ".gz");
-  const size_t limit = IdxFileBytes(kind) + 1;
+  const size_t want = IdxFileBytes(kind);
   if (file.gzipped) {
     // A gzip file is never much larger than its content, even when stored uncompressed.
-    const size_t compressed_limit = limit + (1 << 20);
+    const size_t compressed_limit = want + 1 + (1 << 20);
     Result<std::string> compressed = ReadFile(path, compressed_limit);
     if (!compressed.ok()) return compressed.status();
     if (compressed->size() == compressed_limit) {
       return Status::BadInput(path + " is larger than any gzip file of an IDX " +
-                              IdxKindName(kind) + " file of the training split (" +
-                              Bytes(IdxFileBytes(kind)) + " decompressed)");
+                              IdxKindName(kind) + " file of the training split (" + Bytes(want) +
+                              " decompressed)");
     }
     file.gzip_sha256 = Sha256Hex(*compressed);
-    Result<std::string> bytes = Gunzip(*compressed, limit, path);
-    if (!bytes.ok()) return bytes.status();
-    file.bytes = std::move(bytes).value();
+    bool more = false;
+    RATCHET_RETURN_IF_ERROR(Inflate(*compressed, want, path, &file.bytes, &more));
+    if (more) {
+      // An IDX file of another kind or split says so in its header: the more useful message.
+      RATCHET_RETURN_IF_ERROR(CheckIdxHeader(file.bytes, kind, path + " (decompressed)"));
+      return Status::BadInput(TooMuchOutput(path, want));
+    }
     RATCHET_RETURN_IF_ERROR(CheckIdx(file.bytes, kind, path + " (decompressed)"));
   } else {
-    Result<std::string> bytes = ReadFile(path, limit);
+    // One byte past the size, so that a longer file is seen as longer.
+    Result<std::string> bytes = ReadFile(path, want + 1);
     if (!bytes.ok()) return bytes.status();
     file.bytes = std::move(bytes).value();
     RATCHET_RETURN_IF_ERROR(CheckIdx(file.bytes, kind, path));

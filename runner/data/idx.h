@@ -50,12 +50,14 @@ struct IdxFile {
   std::string gzip_sha256;  // of the file on disk, when gzipped
 };
 
-// Reads and checks `path`. Never reads or inflates more than one byte past the size an IDX file
-// of `kind` has, so a wrong or hostile file costs no more memory than a right one.
+// Reads and checks `path`. Never reads more than one byte past the size an IDX file of `kind`
+// has, nor keeps more decompressed bytes than that size, so a wrong or hostile file costs no more
+// memory than a right one.
 Result<IdxFile> ReadIdxFile(const std::string& path, IdxKind kind);
 
-// Inflates gzip data (one or more members) into at most `limit` bytes: the output stops there,
-// so a caller that expects N bytes passes N + 1 and sees an oversize input as N + 1 bytes.
+// Inflates gzip data (one or more members) of at most `limit` decompressed bytes, checked to its
+// end (every member's CRC-32 and length). Data that decompresses to more is BadInput ("decompresses
+// to more than `limit` bytes"), found without keeping more than `limit` bytes.
 Result<std::string> Gunzip(std::string_view compressed, size_t limit, const std::string& what);
 
 }  // namespace ratchet

@@ -87,6 +87,8 @@ Result<DataSearch> MakeDataSearch(const std::optional<std::string>& data_flag) {
 
 Result<VerifiedIdx> ReadVerifiedIdx(const DatasetSpec& spec, IdxKind kind,
                                     const std::string& path) {
+  // The user put it there: a folder or a dangling symlink in a file's place is their mistake.
+  RATCHET_RETURN_IF_ERROR(CheckInputFile(path, spec.name + " " + IdxKindName(kind) + " file"));
   Result<IdxFile> file = ReadIdxFile(path, kind);
   if (!file.ok()) return file.status();
   VerifiedIdx verified;

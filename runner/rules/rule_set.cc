@@ -19,6 +19,8 @@ extern const size_t kEmbeddedRuleSetSize;
 namespace {
 
 constexpr double kInfinity = std::numeric_limits<double>::infinity();
+// A rule set is a few kilobytes; a larger file is not one.
+constexpr size_t kMaxRuleSetBytes = size_t{1} << 20;
 
 std::string NumberText(double x) {
   char buffer[32];
@@ -523,8 +525,14 @@ const std::string& EmbeddedRuleSetText() {
 Result<RuleSet> LoadRuleSet(const std::optional<std::string>& path) {
   if (!path)
     return ParseRuleSet(EmbeddedRuleSetText(), "the embedded rule set mnist-a100-1.2.0.json");
-  Result<std::string> text = ReadFile(*path);
+  // The file is the user's: what is not a file is their mistake, and a file of any size (or a
+  // device that never ends) is read only up to the limit.
+  RATCHET_RETURN_IF_ERROR(CheckInputFile(*path, "rule-set file"));
+  Result<std::string> text = ReadFile(*path, kMaxRuleSetBytes + 1);
   if (!text.ok()) return text.status();
+  if (text->size() > kMaxRuleSetBytes) {
+    return Status::BadInput("rule-set file " + *path + " is larger than 1 MiB");
+  }
   return ParseRuleSet(*text, *path);
 }
 

@@ -13,6 +13,8 @@
 #include "core/sha256.h"
 #include "core/version.h"
 #include "rules/rule_set.h"
+#include "support/run_binary.h"
+#include "support/temp_dir.h"
 
 namespace ratchet {
 namespace {
@@ -165,6 +167,80 @@ TEST_F(ContractCommand, MissingDataFolderExitsTwo) {
   CommandRun run = Contract({"--data", "/nonexistent/ratchet-data"});
   EXPECT_EQ(run.exit_code, 2);
   EXPECT_NE(run.err.find("/nonexistent/ratchet-data"), std::string::npos) << run.err;
+}
+
+// The embedded rule set as text, with `from` replaced by `to` once.
+std::string EmbeddedWith(const std::string& from, const std::string& to) {
+  std::string text = EmbeddedRuleSetText();
+  const size_t at = text.find(from);
+  EXPECT_NE(at, std::string::npos) << from;
+  if (at != std::string::npos) text.replace(at, from.size(), to);
+  return text;
+}
+
+TEST(ContractRules, ANumberBeyondADoubleExitsTwoNamingTheFile) {
+  TempDir dir;
+  const std::string path = dir / "r.json";
+  ASSERT_TRUE(WriteFileAtomic(path, EmbeddedWith("\"band_bp\": 540", "\"band_bp\": 1e400")).ok());
+  BinaryRun run = RunRatchet({"contract", "--rules", path});
+  EXPECT_EQ(run.exit_code, 2) << run.err;
+  EXPECT_NE(run.err.find("ratchet contract: error: " + path + " is not valid JSON"),
+            std::string::npos)
+      << run.err;
+  EXPECT_TRUE(run.out.empty()) << run.out;
+}
+
+TEST(ContractRules, RulesThatAreNotAFileExitTwo) {
+  TempDir dir;
+  ASSERT_EQ(symlink((dir / "nowhere.json").c_str(), (dir / "dangling.json").c_str()), 0);
+  const std::pair<std::string, std::string> cases[] = {
+      {dir.path(), dir.path() + " is a folder, not a file"},
+      {dir / "dangling.json",
+       "is a symlink to " + (dir / "nowhere.json") + ", which does not exist"},
+      {dir / "absent.json", dir / "absent.json: no such file"},
+  };
+  for (const auto& [path, message] : cases) {
+    BinaryRun run = RunRatchet({"contract", "--rules", path});
+    EXPECT_EQ(run.exit_code, 2) << path << ": " << run.err;
+    EXPECT_NE(run.err.find(message), std::string::npos) << run.err;
+  }
+}
+
+TEST(ContractRules, RulesWithoutEndExitTwo) {
+  BinaryRun run = RunRatchet({"contract", "--rules", "/dev/zero"});
+  EXPECT_EQ(run.exit_code, 2) << run.err;
+  EXPECT_EQ(run.err, "ratchet contract: error: rule-set file /dev/zero is larger than 1 MiB\n");
+  TempDir dir;
+  ASSERT_TRUE(WriteFileAtomic(dir / "big.json", std::string((1 << 20) + 1, ' ')).ok());
+  run = RunRatchet({"contract", "--rules", dir / "big.json"});
+  EXPECT_EQ(run.exit_code, 2) << run.err;
+  EXPECT_NE(run.err.find("big.json is larger than 1 MiB"), std::string::npos) << run.err;
+}
+
+TEST(ContractRules, ADatasetNameTheRegistryDoesNotKnowExitsTwo) {
+  TempDir dir;
+  const std::string path = dir / "r.json";
+  ASSERT_TRUE(WriteFileAtomic(path, EmbeddedWith("\"kmnist\"", "\"bogus\"")).ok());
+  ASSERT_NE(EmbeddedRuleSetText().find("\"foreign\": [\"fashion\", \"kmnist\"]"), std::string::npos)
+      << "the embedded rules name fashion then kmnist as hold-out datasets";
+  BinaryRun run = RunRatchet({"contract", "--json", "--rules", path});
+  EXPECT_EQ(run.exit_code, 2) << run.err;
+  EXPECT_NE(run.err.find(path + ": field \"datasets.foreign[1]\": \"bogus\" is not a dataset"),
+            std::string::npos)
+      << run.err;
+  EXPECT_NE(run.err.find("mnist, fashion, kmnist"), std::string::npos) << run.err;
+  EXPECT_TRUE(run.out.empty()) << run.out;
+
+  // MNIST's place given to a hold-out dataset.
+  std::string text = EmbeddedWith("\"mnist\": \"mnist\"", "\"mnist\": \"fashion\"");
+  text.replace(text.find("[\"fashion\", \"kmnist\"]"), 21, "[\"kmnist\"]");
+  ASSERT_TRUE(WriteFileAtomic(path, text).ok());
+  run = RunRatchet({"contract", "--rules", path});
+  EXPECT_EQ(run.exit_code, 2) << run.err;
+  EXPECT_NE(
+      run.err.find("field \"datasets.mnist\": \"fashion\" is a hold-out dataset, not MNIST itself"),
+      std::string::npos)
+      << run.err;
 }
 
 TEST_F(ContractCommand, UnknownOptionExitsTwo) {

@@ -44,7 +44,8 @@ TEST(CanonicalJsonTest, RefusesNonFiniteAndNamesThePath) {
   Json value = {{"calls", Json::array({Json{{"ms", std::numeric_limits<double>::quiet_NaN()}}})}};
   Result<std::string> text = CanonicalJson(value);
   ASSERT_FALSE(text.ok());
-  EXPECT_NE(text.status().message().find("calls[0].ms"), std::string::npos) << text.status().message();
+  EXPECT_NE(text.status().message().find("calls[0].ms"), std::string::npos)
+      << text.status().message();
 }
 
 TEST(CanonicalJsonTest, StringsEscaped) {
@@ -58,7 +59,20 @@ TEST(ParseJsonTest, ErrorNamesTheSourceAndByte) {
   ASSERT_FALSE(parsed.ok());
   EXPECT_EQ(parsed.status().code(), Status::Code::kBadInput);
   EXPECT_NE(parsed.status().message().find("records.json"), std::string::npos);
-  EXPECT_NE(parsed.status().message().find("at byte 9"), std::string::npos) << parsed.status().message();
+  EXPECT_NE(parsed.status().message().find("at byte 9"), std::string::npos)
+      << parsed.status().message();
+}
+
+TEST(ParseJsonTest, NumberTooLargeForADoubleIsBadInputNamingTheSource) {
+  // nlohmann::json reports this as out_of_range, not parse_error: it must still be an error
+  // value, never an exception that ends the program.
+  Result<Json> parsed = ParseJson("{\"band_bp\": 1e400}", "rules.json");
+  ASSERT_FALSE(parsed.ok());
+  EXPECT_EQ(parsed.status().code(), Status::Code::kBadInput);
+  EXPECT_EQ(parsed.status().message().rfind("rules.json is not valid JSON", 0), 0u)
+      << parsed.status().message();
+  EXPECT_NE(parsed.status().message().find("1e400"), std::string::npos)
+      << parsed.status().message();
 }
 
 }  // namespace

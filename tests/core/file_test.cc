@@ -1,7 +1,9 @@
 #include "core/file.h"
 
+#include <fcntl.h>
 #include <gtest/gtest.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <filesystem>
 
@@ -53,6 +55,71 @@ TEST(WriteFileAtomicTest, MissingFolderIsAnError) {
   Status status = WriteFileAtomic(dir / "no/such/file", "x");
   EXPECT_FALSE(status.ok());
   EXPECT_NE(status.message().find("no/such"), std::string::npos);
+}
+
+TEST(WriteAllTest, WritesEveryByteAndNamesThePathOnError) {
+  TempDir dir;
+  const std::string path = dir / "out";
+  int fd = open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+  ASSERT_GE(fd, 0);
+  const std::string bytes(3 << 20, 'x');  // more than one write() may take at once
+  EXPECT_TRUE(WriteAll(fd, bytes, path).ok());
+  close(fd);
+  EXPECT_EQ(*ReadFile(path), bytes);
+
+  fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  ASSERT_GE(fd, 0);
+  Status status = WriteAll(fd, "y", path);
+  close(fd);
+  ASSERT_FALSE(status.ok());
+  EXPECT_EQ(status.code(), Status::Code::kIOError);
+  EXPECT_NE(status.message().find("write " + path), std::string::npos) << status.message();
+}
+
+TEST(FsyncFolderTest, SyncsAFolderAndNamesAMissingOne) {
+  TempDir dir;
+  EXPECT_TRUE(SyncFolder(dir.path()).ok());
+  Status status = SyncFolder(dir / "absent");
+  ASSERT_FALSE(status.ok());
+  EXPECT_NE(status.message().find(dir / "absent"), std::string::npos) << status.message();
+}
+
+TEST(ReadFileTest, StopsAtTheLimit) {
+  TempDir dir;
+  ASSERT_TRUE(WriteFileAtomic(dir / "f", std::string(200000, 'a')).ok());
+  EXPECT_EQ(ReadFile(dir / "f", 70000)->size(), 70000u);
+  EXPECT_EQ(ReadFile(dir / "f")->size(), 200000u);
+  std::string streamed;
+  ASSERT_TRUE(ForEachChunk(dir / "f", 4096, [&](const char* data, size_t size) {
+                EXPECT_LE(size, 4096u);
+                streamed.append(data, size);
+              }).ok());
+  EXPECT_EQ(streamed, std::string(200000, 'a'));
+}
+
+// A path a user names that cannot be read as a file is their mistake: BadInput (exit 2),
+// whose message names what it is and why it cannot be read.
+TEST(CheckInputFileTest, RefusesWhatIsNotAFile) {
+  TempDir dir;
+  ASSERT_TRUE(WriteFileAtomic(dir / "file", "x").ok());
+  ASSERT_EQ(mkdir((dir / "folder").c_str(), 0755), 0);
+  ASSERT_EQ(symlink((dir / "nowhere").c_str(), (dir / "dangling").c_str()), 0);
+  ASSERT_EQ(symlink((dir / "loop").c_str(), (dir / "loop").c_str()), 0);
+  EXPECT_TRUE(CheckInputFile(dir / "file", "--rules").ok());
+  EXPECT_TRUE(CheckInputFile("/dev/null", "--rules").ok());  // a device or pipe may be read
+  const std::pair<std::string, std::string> refused[] = {
+      {dir / "absent", "--rules " + (dir / "absent") + ": no such file"},
+      {dir / "folder", "--rules " + (dir / "folder") + " is a folder, not a file"},
+      {dir / "dangling", "--rules " + (dir / "dangling") + " is a symlink to " + (dir / "nowhere") +
+                             ", which does not exist"},
+      {dir / "file/x", "--rules " + (dir / "file/x") + ": a part of the path is not a folder"},
+      {dir / "loop", "--rules " + (dir / "loop") + ": too many levels of symlinks"},
+  };
+  for (const auto& [path, message] : refused) {
+    Status status = CheckInputFile(path, "--rules");
+    EXPECT_EQ(status.code(), Status::Code::kBadInput) << path;
+    EXPECT_EQ(status.message(), message);
+  }
 }
 
 TEST(PathsTest, DirNameAndBaseName) {

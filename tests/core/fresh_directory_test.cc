@@ -52,6 +52,43 @@ TEST(FreshDirectoryTest, RefusesASymlinkedParent) {
   EXPECT_TRUE(std::filesystem::is_empty(dir / "real"));
 }
 
+TEST(FreshDirectoryTest, AMissingParentFolderIsBadInput) {
+  TempDir dir;
+  Result<FreshDirectory> fresh = FreshDirectory::Begin(dir / "absent/out");
+  ASSERT_FALSE(fresh.ok());
+  EXPECT_EQ(fresh.status().code(), Status::Code::kBadInput);
+  EXPECT_EQ(fresh.status().message(),
+            "the folder " + (dir / "absent") + " for " + (dir / "absent/out") + " does not exist");
+  ASSERT_TRUE(WriteFileAtomic(dir / "file", "x").ok());
+  Result<FreshDirectory> through_a_file = FreshDirectory::Begin(dir / "file/sub/out");
+  ASSERT_FALSE(through_a_file.ok());
+  EXPECT_EQ(through_a_file.status().code(), Status::Code::kBadInput);
+}
+
+mode_t ModeOf(const std::string& path) {
+  struct stat info;
+  EXPECT_EQ(lstat(path.c_str(), &info), 0) << path;
+  return info.st_mode & 07777;
+}
+
+// What a fresh directory holds may be secret (a draw's hidden labels): only its owner may read
+// it, while it is built and after, whatever the umask.
+TEST(FreshDirectoryTest, OnlyTheOwnerCanReadIt) {
+  TempDir dir;
+  const mode_t saved = umask(0);
+  Result<FreshDirectory> fresh = FreshDirectory::Begin(dir / "out");
+  umask(saved);
+  ASSERT_TRUE(fresh.ok());
+  EXPECT_EQ(ModeOf(fresh->partial_path()), 0700u);
+  ASSERT_TRUE(fresh->MakeSubdirectory("hidden/deeper").ok());
+  ASSERT_TRUE(fresh->WriteFile("hidden/deeper/test_y.i64", "secret").ok());
+  ASSERT_TRUE(fresh->Commit().ok());
+  EXPECT_EQ(ModeOf(dir / "out"), 0700u);
+  EXPECT_EQ(ModeOf(dir / "out/hidden"), 0700u);
+  EXPECT_EQ(ModeOf(dir / "out/hidden/deeper"), 0700u);
+  EXPECT_EQ(ModeOf(dir / "out/hidden/deeper/test_y.i64"), 0600u);
+}
+
 TEST(FreshDirectoryTest, CommitNeverReplacesWhatAppearedMeanwhile) {
   TempDir dir;
   Result<FreshDirectory> fresh = FreshDirectory::Begin(dir / "out");

@@ -1,7 +1,14 @@
 // `ratchet datasets` and `ratchet draw` as a user runs them: exit codes and messages.
 #include <gtest/gtest.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
+#include <chrono>
 #include <filesystem>
+#include <thread>
 
 #include "core/canonical_json.h"
 #include "core/file.h"
@@ -80,6 +87,34 @@ TEST(DataCli, DatasetsListsTheRealDatasets) {
   EXPECT_EQ((*listing)["folders"][0], std::filesystem::canonical(*folder).string());
 }
 
+// JSON has no form for bytes that are not UTF-8; the listing still prints, with U+FFFD.
+TEST(DataCli, DatasetsJsonWithAFolderNameThatIsNotUtf8) {
+  TempDir dir;
+  const std::string folder = dir / "bad\xff";
+  std::filesystem::create_directories(folder);
+  BinaryRun run = RunIsolated(dir, {"datasets", "--json", "--data", folder});
+  EXPECT_EQ(run.exit_code, 3) << run.err;
+  Result<Json> listing = ParseJson(run.out, "ratchet datasets --json");
+  ASSERT_TRUE(listing.ok()) << run.out;
+  EXPECT_EQ((*listing)["folders"][0], dir / "bad\xef\xbf\xbd");
+}
+
+TEST(DataCli, ADatasetFileThatIsAFolderOrADanglingSymlinkExits2) {
+  TempDir dir;
+  std::filesystem::create_directories(dir / "mnist/train-images-idx3-ubyte");
+  datatest::WriteBytes(dir / "mnist/train-labels-idx1-ubyte", datatest::IdxLabels(2049, 60000));
+  BinaryRun run = RunRatchet({"datasets", "--data", dir.path()});
+  EXPECT_EQ(run.exit_code, 2) << run.err;
+  EXPECT_EQ(run.err, "ratchet datasets: error: mnist images file " +
+                         (dir / "mnist/train-images-idx3-ubyte") + " is a folder, not a file\n");
+  std::filesystem::remove(dir / "mnist/train-images-idx3-ubyte");
+  std::filesystem::create_symlink(dir / "gone", dir / "mnist/train-images-idx3-ubyte");
+  run = RunRatchet({"datasets", "--data", dir.path()});
+  EXPECT_EQ(run.exit_code, 2) << run.err;
+  EXPECT_TRUE(Has(run.err, "is a symlink to " + (dir / "gone") + ", which does not exist"))
+      << run.err;
+}
+
 TEST(DataCli, DrawWithABadSeedIsBadInput) {
   TempDir dir;
   BinaryRun run = RunRatchet(
@@ -120,6 +155,103 @@ TEST(DataCli, DrawIntoAnExistingFolderIsRefused) {
   EXPECT_EQ(run.exit_code, 2) << run.err;
   EXPECT_TRUE(Has(run.err, dir / "taken already exists")) << run.err;
   EXPECT_TRUE(std::filesystem::is_empty(dir / "taken"));
+}
+
+// --out is checked before any dataset is read: a missing parent folder is the user's mistake,
+// reported at once, even when the dataset is absent too.
+TEST(DataCli, DrawIntoAMissingFolderIsBadInputAndComesFirst) {
+  TempDir dir;
+  std::filesystem::create_directories(dir / "empty");
+  BinaryRun run = RunIsolated(dir, {"draw", "--dataset", "kmnist", "--seed", kZeroSeed, "--index",
+                                    "0", "--out", dir / "no/such/out", "--data", dir / "empty"});
+  EXPECT_EQ(run.exit_code, 2) << run.err;
+  EXPECT_EQ(run.err, "ratchet draw: error: the folder " + (dir / "no/such") + " for " +
+                         (dir / "no/such/out") + " does not exist\n");
+  run = RunRatchet({"draw", "--dataset", "mnist", "--seed", kZeroSeed, "--index", "0", "--out",
+                    "/nonexistent/x"});
+  EXPECT_EQ(run.exit_code, 2) << run.err;
+  EXPECT_TRUE(Has(run.err, "the folder /nonexistent for /nonexistent/x does not exist")) << run.err;
+}
+
+std::vector<std::string> Entries(const std::string& folder) {
+  std::vector<std::string> names;
+  for (const auto& entry : std::filesystem::directory_iterator(folder)) {
+    names.push_back(entry.path().filename().string());
+  }
+  return names;
+}
+
+// Starts `ratchet draw` of mnist into `out`, signals it once its partial folder exists, and
+// returns its wait status.
+int InterruptedDraw(const TempDir& dir, const std::string& data, const std::string& out,
+                    int signal_number) {
+  std::vector<std::string> args = {RatchetBinary(), "draw",    "--dataset", "mnist",
+                                   "--seed",        kZeroSeed, "--index",   "0",
+                                   "--out",         out,       "--data",    data};
+  std::vector<char*> argv;
+  for (std::string& arg : args) argv.push_back(arg.data());
+  argv.push_back(nullptr);
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  const std::string err = dir / "stderr";
+  posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0);
+  posix_spawn_file_actions_addopen(&actions, 2, err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+  pid_t pid;
+  int spawned = posix_spawn(&pid, argv[0], &actions, nullptr, argv.data(), environ);
+  posix_spawn_file_actions_destroy(&actions);
+  EXPECT_EQ(spawned, 0);
+  if (spawned != 0) return -1;
+  const std::string partial_prefix = "." + BaseName(out) + ".partial-";
+  const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  bool seen = false;
+  while (!seen && std::chrono::steady_clock::now() < give_up) {
+    for (const std::string& name : Entries(DirName(out))) {
+      seen = seen || name.rfind(partial_prefix, 0) == 0;
+    }
+    if (!seen) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  EXPECT_TRUE(seen) << "no partial folder appeared";
+  kill(pid, signal_number);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  return status;
+}
+
+// An interrupted draw leaves nothing behind: not the folder, not the partial folder with the
+// hidden labels in it. It exits 130, as every interrupted command does.
+TEST(DataCli, AnInterruptedDrawLeavesNothing) {
+  std::optional<std::string> folder = datatest::RealDataFolder();
+  if (!folder)
+    GTEST_SKIP() << "no MNIST here ($RATCHET_DATA or <checkout>/data); scripts/setup gets it";
+  for (int signal_number : {SIGINT, SIGTERM}) {
+    TempDir dir;
+    std::filesystem::create_directories(dir / "outputs");
+    int status = InterruptedDraw(dir, *folder, dir / "outputs/d0", signal_number);
+    ASSERT_TRUE(WIFEXITED(status)) << "ended by signal " << WTERMSIG(status);
+    EXPECT_EQ(WEXITSTATUS(status), 130);
+    EXPECT_EQ(*ReadFile(dir / "stderr"), "ratchet draw: error: interrupted; nothing was written\n");
+    EXPECT_TRUE(Entries(dir / "outputs").empty()) << Entries(dir / "outputs").front();
+  }
+}
+
+// The hidden labels and map are secret from the workers of a run: a written draw is readable by
+// its owner only.
+TEST(DataCli, AWrittenDrawIsPrivate) {
+  std::optional<std::string> folder = datatest::RealDataFolder();
+  if (!folder)
+    GTEST_SKIP() << "no MNIST here ($RATCHET_DATA or <checkout>/data); scripts/setup gets it";
+  TempDir dir;
+  BinaryRun run = RunRatchet({"draw", "--dataset", "mnist", "--seed", kZeroSeed, "--index", "0",
+                              "--out", dir / "d0", "--data", *folder});
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  for (const auto& entry : std::filesystem::recursive_directory_iterator(dir / "d0")) {
+    struct stat info;
+    ASSERT_EQ(lstat(entry.path().c_str(), &info), 0);
+    EXPECT_EQ(info.st_mode & 07777, entry.is_directory() ? 0700u : 0600u) << entry.path();
+  }
+  struct stat info;
+  ASSERT_EQ(lstat((dir / "d0").c_str(), &info), 0);
+  EXPECT_EQ(info.st_mode & 07777, 0700u);
 }
 
 TEST(DataCli, DrawOfAnAbsentDatasetIsUnavailable) {

@@ -126,6 +126,83 @@ TEST(DataIdx, OversizedGzipContentIsRefusedByStructure) {
       << file.status().message();
 }
 
+// More decompressed bytes than the file may have: a corrupt stream or another file; either
+// way the message says so, rather than describing the first bytes past the limit.
+TEST(DataIdx, GzipThatDecompressesToMoreIsCalledCorruptOrAnotherFile) {
+  TempDir dir;
+  WriteBytes(dir / "labels.gz", GzipBytes(IdxLabels(2049, 60000) + std::string(1000, '\0')));
+  Result<IdxFile> file = ReadIdxFile(dir / "labels.gz", IdxKind::kLabels);
+  ASSERT_FALSE(file.ok());
+  EXPECT_EQ(file.status().code(), Status::Code::kBadInput);
+  EXPECT_EQ(file.status().message(), (dir / "labels.gz") +
+                                         " decompresses to more than 60008 bytes: corrupt, or "
+                                         "not this dataset");
+}
+
+// Four flipped bytes inside the deflate data: whatever they do to the output, the message says the
+// file is corrupt; it never describes the IDX content of a stream that was not checked.
+TEST(DataIdx, CorruptedGzipIsCalledCorrupt) {
+  TempDir dir;
+  std::string labels = IdxLabels(2049, 60000);
+  uint32_t state = 12345;
+  for (size_t i = kIdxLabelsHeader; i < labels.size(); ++i) {
+    state = state * 1103515245u + 12345u;
+    labels[i] = static_cast<char>((state >> 16) % 10);
+  }
+  const std::string packed = GzipBytes(labels);
+  int more = 0;
+  for (size_t at = 20; at + 4 < packed.size() - 8; at += (packed.size() - 28) / 24) {
+    std::string corrupt = packed;
+    for (size_t i = at; i < at + 4; ++i) corrupt[i] = static_cast<char>(corrupt[i] ^ 0xff);
+    WriteBytes(dir / "labels.gz", corrupt);
+    Result<IdxFile> file = ReadIdxFile(dir / "labels.gz", IdxKind::kLabels);
+    ASSERT_FALSE(file.ok()) << "flipped at " << at;
+    const std::string& message = file.status().message();
+    EXPECT_EQ(file.status().code(), Status::Code::kBadInput) << message;
+    EXPECT_TRUE(message.find("is not valid gzip data") != std::string::npos ||
+                message.find("is a truncated gzip file") != std::string::npos ||
+                message.find("decompresses to more than 60008 bytes") != std::string::npos)
+        << "flipped at " << at << ": " << message;
+    more += message.find("decompresses to more") != std::string::npos;
+  }
+  RecordProperty("decompressed_to_more", more);
+}
+
+// The gzip trailer (CRC-32 and length) of a stream whose output ends exactly at the limit is
+// still checked.
+TEST(DataIdx, GzipIsCheckedToItsEndAtTheLimit) {
+  std::string packed = GzipBytes("hello");
+  Result<std::string> out = Gunzip(packed, 5, "h.gz");
+  ASSERT_TRUE(out.ok()) << out.status().message();
+  EXPECT_EQ(*out, "hello");
+  out = Gunzip(packed, 4, "h.gz");
+  ASSERT_FALSE(out.ok());
+  EXPECT_EQ(out.status().message(),
+            "h.gz decompresses to more than 4 bytes: corrupt, or not this dataset");
+  // Members one after another, the last one empty, end exactly at the limit.
+  out = Gunzip(GzipBytes("hel") + GzipBytes("lo") + GzipBytes(""), 5, "h.gz");
+  ASSERT_TRUE(out.ok()) << out.status().message();
+  EXPECT_EQ(*out, "hello");
+  out = Gunzip(GzipBytes("hel") + GzipBytes("lo") + GzipBytes("!"), 5, "h.gz");
+  EXPECT_FALSE(out.ok());
+
+  packed[packed.size() - 8] ^= 1;  // the CRC-32
+  out = Gunzip(packed, 5, "h.gz");
+  ASSERT_FALSE(out.ok());
+  EXPECT_EQ(out.status().code(), Status::Code::kBadInput);
+  EXPECT_NE(out.status().message().find("incorrect data check"), std::string::npos)
+      << out.status().message();
+
+  TempDir dir;
+  std::string labels = GzipBytes(IdxLabels(2049, 60000));
+  labels[labels.size() - 5] ^= 1;  // the CRC-32 of a file of the right size
+  WriteBytes(dir / "labels.gz", labels);
+  Result<IdxFile> file = ReadIdxFile(dir / "labels.gz", IdxKind::kLabels);
+  ASSERT_FALSE(file.ok());
+  EXPECT_NE(file.status().message().find("incorrect data check"), std::string::npos)
+      << file.status().message();
+}
+
 TEST(DataIdx, TruncatedGzip) {
   TempDir dir;
   std::string packed = GzipBytes(IdxLabels(2049, 60000));

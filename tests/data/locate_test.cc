@@ -134,6 +134,30 @@ TEST(DataLocate, ImagesWithoutLabelsIsAnError) {
       << located.status().message();
 }
 
+// A dataset file is put there by the user: a folder or a dangling symlink in its place is their
+// mistake (BadInput, exit 2), named as such.
+TEST(DataLocate, AFileThatIsAFolderOrADanglingSymlinkIsBadInput) {
+  TempDir dir;
+  std::filesystem::create_directories(dir / "mnist/train-images-idx3-ubyte");
+  WriteBytes(dir / "mnist/train-labels-idx1-ubyte", IdxLabels(2049, 60000));
+  Result<std::vector<LocatedDataset>> located = LocateDatasets(Only(dir.path()));
+  ASSERT_FALSE(located.ok());
+  EXPECT_EQ(located.status().code(), Status::Code::kBadInput);
+  EXPECT_EQ(
+      located.status().message(),
+      "mnist images file " + (dir / "mnist/train-images-idx3-ubyte") + " is a folder, not a file");
+
+  std::filesystem::remove(dir / "mnist/train-images-idx3-ubyte");
+  std::filesystem::create_symlink(dir / "elsewhere", dir / "mnist/train-images-idx3-ubyte.gz");
+  located = LocateDatasets(Only(dir.path()));
+  ASSERT_FALSE(located.ok());
+  EXPECT_EQ(located.status().code(), Status::Code::kBadInput);
+  EXPECT_NE(located.status().message().find("is a symlink to " + (dir / "elsewhere") +
+                                            ", which does not exist"),
+            std::string::npos)
+      << located.status().message();
+}
+
 TEST(DataLocate, RealDatasetsVerify) {
   std::optional<std::string> folder = datatest::RealDataFolder();
   if (!folder)

@@ -175,12 +175,44 @@ TEST(RuleSetTest, LoadsAFile) {
   EXPECT_EQ(rules->difficulty.at(1).band_bp, 500);
 }
 
+// A rule-set file is named by the user: a path that is not a readable file is their mistake.
 TEST(RuleSetTest, MissingFileNamesThePath) {
   TempDir dir;
   Result<RuleSet> rules = LoadRuleSet(dir / "absent.json");
   ASSERT_FALSE(rules.ok());
-  EXPECT_EQ(rules.status().code(), Status::Code::kIOError);
-  EXPECT_NE(rules.status().message().find(dir / "absent.json"), std::string::npos);
+  EXPECT_EQ(rules.status().code(), Status::Code::kBadInput);
+  EXPECT_EQ(rules.status().message(), "rule-set file " + (dir / "absent.json") + ": no such file");
+}
+
+TEST(RuleSetTest, AFolderIsNotARuleSetFile) {
+  TempDir dir;
+  Result<RuleSet> rules = LoadRuleSet(dir.path());
+  ASSERT_FALSE(rules.ok());
+  EXPECT_EQ(rules.status().code(), Status::Code::kBadInput);
+  EXPECT_EQ(rules.status().message(), "rule-set file " + dir.path() + " is a folder, not a file");
+}
+
+TEST(RuleSetTest, AFileOverOneMebibyteIsRefusedUnread) {
+  TempDir dir;
+  // Valid rules padded with spaces: at 1 MiB exactly it loads, one byte more it is refused.
+  std::string text = EmbeddedRuleSetText();
+  text.resize(1 << 20, ' ');
+  ASSERT_TRUE(WriteFileAtomic(dir / "rules.json", text).ok());
+  EXPECT_TRUE(LoadRuleSet(dir / "rules.json").ok());
+  ASSERT_TRUE(WriteFileAtomic(dir / "rules.json", text + " ").ok());
+  Result<RuleSet> rules = LoadRuleSet(dir / "rules.json");
+  ASSERT_FALSE(rules.ok());
+  EXPECT_EQ(rules.status().code(), Status::Code::kBadInput);
+  EXPECT_EQ(rules.status().message(),
+            "rule-set file " + (dir / "rules.json") + " is larger than 1 MiB");
+  rules = LoadRuleSet(std::string("/dev/zero"));  // never ends: read up to the limit only
+  ASSERT_FALSE(rules.ok());
+  EXPECT_EQ(rules.status().message(), "rule-set file /dev/zero is larger than 1 MiB");
+}
+
+TEST(RuleSetParseTest, NumberBeyondADoubleIsBadJson) {
+  const std::string message = ErrorOf(Edited([](Json&) {}).replace(0, 1, "{\"x\": 1e400,"));
+  EXPECT_EQ(message.rfind("rules.json is not valid JSON", 0), 0u) << message;
 }
 
 TEST(RuleSetParseTest, BadJson) {
