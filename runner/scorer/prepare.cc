@@ -1,0 +1,182 @@
+#include "scorer/prepare.h"
+
+#include <sys/stat.h>
+
+#include <cstdlib>
+
+#include "core/file.h"
+#include "core/sha256.h"
+#include "rules/pyformat.h"
+#include "scorer/sandboxed_command.h"
+#include "scorer/worker_process.h"
+
+namespace ratchet {
+namespace {
+
+bool EndsWith(const std::string& text, const std::string& suffix) {
+  return text.size() >= suffix.size() &&
+         text.compare(text.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+CallFailure SourceFailure(std::string message) { return CallFailure{"source", std::move(message)}; }
+
+std::string CacheFolder() {
+  if (const char* cache = std::getenv("RATCHET_CACHE"); cache && *cache) return cache;
+  if (const char* xdg = std::getenv("XDG_CACHE_HOME"); xdg && *xdg) return std::string(xdg) + "/ratchet";
+  if (const char* home = std::getenv("HOME"); home && *home) return std::string(home) + "/.cache/ratchet";
+  return "/tmp/ratchet-cache-" + std::to_string(getuid());
+}
+
+Status MakeFolders(const std::string& path) {
+  std::string built;
+  size_t start = 0;
+  while (start <= path.size()) {
+    size_t end = path.find('/', start);
+    if (end == std::string::npos) end = path.size();
+    built = path.substr(0, end);
+    if (!built.empty() && mkdir(built.c_str(), 0700) != 0 && errno != EEXIST) {
+      return Status::IOError("mkdir " + built, errno);
+    }
+    start = end + 1;
+  }
+  return Status::Ok();
+}
+
+Status CheckPython(const std::string& path, const std::string& python, const RuleSet& rules,
+                   const std::vector<std::string>& covered, Prepared* prepared) {
+  Result<std::string> checker = PythonWorkerFile("check_source.py");
+  if (!checker.ok()) return checker.status();
+  SandboxedCommand command;
+  command.argv = {python, "-E", "-s", std::string(kWorkerFolderToken) + "/check_source.py",
+                  "--max-bytes", std::to_string(rules.limits.max_source_bytes),
+                  "--review-flags", rules.document["review_flags"].dump(),
+                  std::string(kWorkerFolderToken) + "/" + BaseName(path),
+                  prepared->submission.function};
+  command.copies = {*checker, path};
+  command.covered = covered;
+  command.timeout_s = 60;
+  Result<SandboxedResult> run = RunSandboxed(command);
+  if (!run.ok()) return run.status();
+  // The checker prints one JSON object on its last line; anything else is the harness's problem.
+  std::string last = run->output;
+  while (!last.empty() && last.back() == '\n') last.pop_back();
+  size_t newline = last.rfind('\n');
+  if (newline != std::string::npos) last = last.substr(newline + 1);
+  Result<Json> verdict = ParseJson(last, "the source checker's answer");
+  if (run->exit_code != 0 || !verdict.ok() || !verdict->is_object()) {
+    return Status::Unavailable("the source checker failed (exit " + std::to_string(run->exit_code) +
+                               "):\n" + run->output);
+  }
+  if (verdict->value("function", Json()).is_string()) {
+    prepared->submission.function = (*verdict)["function"].get<std::string>();
+  }
+  for (const Json& flag : verdict->value("flags", Json::array())) {
+    if (flag.is_string()) prepared->review_flags.push_back(flag.get<std::string>());
+  }
+  if (!verdict->value("ok", false)) {
+    prepared->failure = SourceFailure((*verdict).value("error", Json("the source rules refused it")).get<std::string>());
+  }
+  return Status::Ok();
+}
+
+Status BuildNative(const std::string& path, const std::string& source,
+                   const std::vector<std::string>& covered, Prepared* prepared) {
+  Result<Json> toolchain = NativeToolchain();
+  if (!toolchain.ok()) return toolchain.status();
+  Result<std::string> toolchain_text = CanonicalJson(*toolchain);
+  if (!toolchain_text.ok()) return toolchain_text.status();
+  const std::string key = Sha256Hex(Sha256Hex(source) + "\n" + *toolchain_text);
+  const std::string folder = CacheFolder() + "/native";
+  RATCHET_RETURN_IF_ERROR(MakeFolders(folder));
+  const std::string library = folder + "/" + key + ".so";
+  prepared->submission.library = library;
+  if (PathExists(library)) return Status::Ok();
+
+  SandboxedCommand command;
+  command.argv = {(*toolchain)["cxx"].get<std::string>()};
+  for (const Json& flag : (*toolchain)["flags"]) command.argv.push_back(flag.get<std::string>());
+  command.argv.push_back(std::string(kWorkerFolderToken) + "/" + BaseName(path));
+  command.argv.push_back("-o");
+  command.argv.push_back(std::string(kWorkerFolderToken) + "/submission.so");
+  for (const Json& lib : (*toolchain)["libs"]) command.argv.push_back(lib.get<std::string>());
+  command.copies = {path};
+  command.covered = covered;
+  command.timeout_s = 600;
+  command.output_bytes = 8000;
+  command.outputs = {{"submission.so", library}};
+  Result<SandboxedResult> run = RunSandboxed(command);
+  if (!run.ok()) return run.status();
+  if (run->timed_out || run->exit_code != 0) {
+    prepared->failure = SourceFailure(BaseName(path) + " does not compile" +
+                                      (run->timed_out ? " (the compiler ran out of time)" : "") +
+                                      ":\n" + run->output);
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
+Result<Json> NativeToolchain() {
+  Result<std::string> self = SelfExecutable();
+  if (!self.ok()) return self.status();
+  const std::string path = DirName(*self) + "/ratchet-worker.native.json";
+  if (!PathExists(path)) {
+    return Status::Unavailable("no native toolchain description at " + path +
+                               " (the worker's build writes it; libtorch is needed: run scripts/setup)");
+  }
+  Result<std::string> text = ReadFile(path, 1 << 20);
+  if (!text.ok()) return text.status();
+  Result<Json> toolchain = ParseJson(*text, path);
+  if (!toolchain.ok()) return toolchain.status();
+  if (!toolchain->is_object() || !(*toolchain)["cxx"].is_string() ||
+      !(*toolchain)["flags"].is_array() || !(*toolchain)["libs"].is_array()) {
+    return Status::Unavailable(path + " lacks cxx, flags or libs");
+  }
+  return toolchain;
+}
+
+Result<Prepared> PrepareSubmission(const std::string& spec, const RuleSet& rules,
+                                   const std::string& python,
+                                   const std::vector<std::string>& covered) {
+  Prepared prepared;
+  std::string path = spec, function;
+  size_t colon = spec.rfind(':');
+  if (colon != std::string::npos &&
+      (EndsWith(spec.substr(0, colon), ".py") || EndsWith(spec.substr(0, colon), ".cpp"))) {
+    path = spec.substr(0, colon);
+    function = spec.substr(colon + 1);
+  }
+  struct stat info;
+  if (stat(path.c_str(), &info) != 0 || !S_ISREG(info.st_mode)) {
+    return Status::BadInput("no method file at " + path);
+  }
+  const bool native = EndsWith(path, ".cpp");
+  if (!native && !EndsWith(path, ".py")) {
+    return Status::BadInput(path + " is neither a Python method file (.py) nor a native one (.cpp)");
+  }
+  if (native && !function.empty() && function != "method") {
+    return Status::BadInput("a native submission always defines method(); " + spec +
+                            " names " + function);
+  }
+  // Bounded, so that a device file named by mistake cannot exhaust memory.
+  Result<std::string> whole = ReadFile(path, 64 << 20);
+  if (!whole.ok()) return whole.status();
+  prepared.submission.path = path;
+  prepared.submission.native = native;
+  prepared.submission.function = native ? "method" : function;
+  prepared.source_sha256 = Sha256Hex(*whole);
+  const std::string name = BaseName(path);
+  if (whole->size() > static_cast<size_t>(rules.limits.max_source_bytes)) {
+    prepared.failure = SourceFailure(
+        name + " is " + FormatGrouped(static_cast<int64_t>(whole->size())) + " bytes; the limit is " +
+        FormatGrouped(rules.limits.max_source_bytes) +
+        ", so a method cannot carry a trained model or the dataset with it");
+    return prepared;
+  }
+  Status status = native ? BuildNative(path, *whole, covered, &prepared)
+                         : CheckPython(path, python, rules, covered, &prepared);
+  if (!status.ok()) return status;
+  return prepared;
+}
+
+}  // namespace ratchet

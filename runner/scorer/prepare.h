@@ -1,0 +1,37 @@
+// What happens to a submission before any worker: its size is checked, a Python file passes the
+// source rules (check_source.py, sandboxed), a native file is compiled (sandboxed, cached by the
+// sha256 of its source and the toolchain). A submission that fails here is disqualified with
+// rule `source` and never runs.
+#ifndef RATCHET_SCORER_PREPARE_H_
+#define RATCHET_SCORER_PREPARE_H_
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/status.h"
+#include "rules/rule_set.h"
+#include "scorer/run.h"
+
+namespace ratchet {
+
+struct Prepared {
+  Submission submission;             // with function resolved and, native, library built
+  std::string source_sha256;
+  std::vector<std::string> review_flags;
+  std::optional<CallFailure> failure;  // rule `source`: the file was not run
+};
+
+// `spec` is FILE or FILE:function (a Python file's single top-level function when none is
+// named); a .cpp file is native. `python` is the interpreter for the checker (Python files).
+Result<Prepared> PrepareSubmission(const std::string& spec, const RuleSet& rules,
+                                   const std::string& python,
+                                   const std::vector<std::string>& covered);
+
+// The toolchain a native submission is compiled with (build/ratchet-worker.native.json, written
+// by the worker's build): the compiler, its flags and libraries, as JSON for the contract.
+Result<Json> NativeToolchain();
+
+}  // namespace ratchet
+
+#endif  // RATCHET_SCORER_PREPARE_H_

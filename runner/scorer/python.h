@@ -1,0 +1,29 @@
+// The Python interpreter for Python submissions, found as a user expects: --python, then
+// $RATCHET_PYTHON, then the first python3 on PATH that imports torch. Its versions go into the
+// lane, since a different interpreter or torch can move a time.
+#ifndef RATCHET_SCORER_PYTHON_H_
+#define RATCHET_SCORER_PYTHON_H_
+
+#include <optional>
+#include <string>
+
+#include "core/status.h"
+
+namespace ratchet {
+
+struct PythonFacts {
+  std::string path;     // absolute
+  std::string version;  // "3.11.2"
+  std::string torch;    // torch.__version__
+};
+
+// Probes one interpreter: it must run and import torch.
+Result<PythonFacts> ProbePython(const std::string& path);
+
+// --python (flag), then $RATCHET_PYTHON, then PATH. An interpreter named by the flag or the
+// variable that cannot import torch is an error (exit 2); none on PATH is Unavailable (exit 3).
+Result<PythonFacts> FindPython(const std::optional<std::string>& flag);
+
+}  // namespace ratchet
+
+#endif  // RATCHET_SCORER_PYTHON_H_

@@ -1,0 +1,251 @@
+#include "scorer/run.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+
+#include "core/file.h"
+#include "rules/pyformat.h"
+#include "sandbox/reap.h"
+#include "sandbox/spawn.h"
+#include "scorer/draw_source.h"
+
+namespace ratchet {
+namespace {
+
+
+double Seconds(std::chrono::steady_clock::time_point since) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - since).count();
+}
+
+double MedianOf(std::vector<double> values) {
+  std::sort(values.begin(), values.end());
+  size_t middle = values.size() / 2;
+  return values.size() % 2 ? values[middle] : 0.5 * (values[middle - 1] + values[middle]);
+}
+
+std::string DrawPhrase(const std::string& dataset, const char* which = "a") {
+  return std::string(which) + " " + dataset + " draw";
+}
+
+// One go: inputs written (inside the timed window for the timed call), the reply checked.
+struct GoResult {
+  double ms = 0, parent_ms = 0;
+  std::string labels;
+};
+
+std::optional<CallFailure> Go(WorkerProcess& worker, const Draw* draw, bool null_method,
+                              double timeout_s, const std::string& doing, int64_t test_rows,
+                              const std::vector<float>& zeros_x,
+                              const std::vector<int64_t>& zeros_y, GoResult* result) {
+  Frame reply;
+  const auto started = std::chrono::steady_clock::now();
+  Status written = draw ? worker.buffer().Write(draw->train_x, draw->train_y, draw->test_x)
+                        : worker.buffer().Write(zeros_x, zeros_y, zeros_x);
+  if (!written.ok()) return CallFailure{"crash", written.message(), /*harness=*/true};
+  std::optional<CallFailure> failure =
+      worker.Request(Json{{"cmd", "go"}, {"null", null_method}}, timeout_s, doing, &reply);
+  result->parent_ms = std::chrono::duration<double, std::milli>(
+                          std::chrono::steady_clock::now() - started).count();
+  if (failure) return failure;
+  const Json& ms = reply.header["ms"];
+  if (!ms.is_number() || !std::isfinite(ms.get<double>()) || ms.get<double>() < 0 ||
+      reply.payload.size() != static_cast<size_t>(test_rows)) {
+    return CallFailure{"crash", "the method's process sent a malformed result while " + doing};
+  }
+  result->ms = ms.get<double>();
+  result->labels = std::move(reply.payload);
+  return std::nullopt;
+}
+
+}  // namespace
+
+std::vector<Problem> RunOutcome::problems() const {
+  if (failure) return {Problem{failure->rule, failure->message}};
+  if (judgement) return judgement->problems;
+  return {};
+}
+
+Result<RunOutcome> ScoreOnce(const RunInputs& inputs, const ProgressSink& say) {
+  const RuleSet& rules = *inputs.rules;
+  const auto run_started = std::chrono::steady_clock::now();
+  std::vector<std::string> foreign_present;
+  for (const std::string& name : rules.datasets.foreign) {
+    for (const LocatedDataset& located : inputs.datasets) {
+      if (located.name == name && located.present) foreign_present.push_back(name);
+    }
+  }
+  Result<RunPlan> plan = MakeRunPlan(inputs.seed, rules, foreign_present);
+  if (!plan.ok()) return plan.status();
+  RunOutcome outcome;
+  outcome.plan = *plan;
+  DrawSource draws(inputs.seed, inputs.datasets);
+
+  WorkerLaunch launch;
+  if (inputs.submission.native) {
+    Result<std::string> worker = NativeWorkerPath();
+    if (!worker.ok()) return worker.status();
+    launch.argv = {*worker};
+    launch.copies = {inputs.submission.library};
+  } else {
+    Result<std::string> worker = PythonWorkerFile("worker.py");
+    if (!worker.ok()) return worker.status();
+    launch.copies = {*worker, inputs.submission.path};
+    launch.argv = {inputs.python, "-u", "-E", "-s", std::string(kWorkerFolderToken) + "/worker.py"};
+  }
+  launch.covered = inputs.covered;
+  launch.train = rules.draw.train;
+  launch.test = rules.draw.test;
+  launch.dims = rules.draw.dims;
+  launch.max_header = static_cast<uint32_t>(rules.limits.max_header);
+  launch.max_reply_bytes = static_cast<uint32_t>(rules.limits.max_reply_bytes);
+  launch.log_bytes = static_cast<size_t>(rules.limits.worker_log_bytes);
+  const std::vector<float> zeros_x(static_cast<size_t>(rules.draw.train * rules.draw.dims), 0.0f);
+  const std::vector<int64_t> zeros_y(static_cast<size_t>(rules.draw.train), 0);
+  const bool sandbox_full = DescribeSandbox().full;
+  const size_t count = outcome.plan.calls.size();
+
+  for (size_t index = 0; index < count; ++index) {
+    const PlannedCall& planned = outcome.plan.calls[index];
+    if (inputs.interrupted && inputs.interrupted->load()) {
+      outcome.interrupted = true;
+      return outcome;
+    }
+    if (Seconds(run_started) > rules.limits.run_max_s) {
+      outcome.failure = CallFailure{"run-time", "the run took more than " +
+                                                    std::to_string(rules.limits.run_max_s / 60) +
+                                                    " minutes"};
+      return outcome;
+    }
+    // Both draws exist before the worker does; the timed one reaches it only inside its window.
+    Result<Draw> warm = draws.Make(planned.warmup_dataset, planned.warmup_draw_index);
+    if (!warm.ok()) return warm.status();
+    Result<Draw> timed = draws.Make(planned.dataset, planned.draw_index);
+    if (!timed.ok()) return timed.status();
+
+    if (sandbox_full) RATCHET_RETURN_IF_ERROR(ReapSandbox(kSandboxUid));
+    Result<std::unique_ptr<WorkerProcess>> started = WorkerProcess::Start(launch);
+    if (!started.ok()) return started.status();
+    WorkerProcess& worker = **started;
+    const std::string folder = worker.folder();
+    CallRecord record;
+    record.dataset = planned.dataset;
+    record.draw_index = planned.draw_index;
+    record.warmup_dataset = planned.warmup_dataset;
+    record.warmup_draw_index = planned.warmup_draw_index;
+    record.total = rules.draw.test;
+
+    auto fail = [&](CallFailure failure) -> Result<RunOutcome> {
+      worker.Close();
+      record.log = worker.log();
+      record.log_total_bytes = worker.log_total_bytes();
+      record.worker_exit = worker.exit_description();
+      if (failure.harness) {
+        return Status::Unavailable("the harness could not run call " + std::to_string(index + 1) +
+                                   ": " + failure.message + (record.log.empty() ? "" : "\nworker output:\n" + record.log));
+      }
+      outcome.failure = std::move(failure);
+      outcome.calls.push_back(std::move(record));
+      return std::move(outcome);
+    };
+
+    Frame reply;
+    Json hello = {{"cmd", "hello"},
+                  {"train", rules.draw.train},
+                  {"test", rules.draw.test},
+                  {"dims", rules.draw.dims},
+                  {"buffer_bytes", worker.buffer().bytes()}};
+    if (std::optional<CallFailure> failure =
+            worker.Request(hello, rules.limits.worker_start_s, "starting the worker", &reply)) {
+      failure->harness = true;
+      return fail(*failure);
+    }
+    record.hello = reply.header;
+    if (sandbox_full && reply.header.value("sandbox", Json::object()).value("uid", -1) != kSandboxUid) {
+      return fail(CallFailure{"crash", "the worker does not run as the sandbox user", true});
+    }
+    if (index == 0) {
+      say("  " + reply.header.value("device_name", std::string("?")) + ", torch " +
+          reply.header.value("torch", std::string("?")) + ", sandbox " +
+          (sandbox_full ? "on" : "partial (" + DescribeSandbox().partial_reason +
+                                     "): not an official time"));
+    }
+
+    // Calibration: the empty method's round trip, before the method is imported.
+    std::vector<double> samples;
+    for (int64_t i = 0; i < rules.timing.calibration_calls; ++i) {
+      GoResult result;
+      if (std::optional<CallFailure> failure =
+              Go(worker, nullptr, true, rules.limits.null_call_s, "calibrating the protocol",
+                 rules.draw.test, zeros_x, zeros_y, &result)) {
+        failure->harness = true;
+        return fail(*failure);
+      }
+      if (i >= rules.timing.calibration_discard) samples.push_back(result.parent_ms - result.ms);
+    }
+    record.overhead_ms = MedianOf(samples);
+
+    const std::string entry = inputs.submission.native ? folder + "/" + BaseName(inputs.submission.library)
+                                                       : folder + "/" + BaseName(inputs.submission.path);
+    if (std::optional<CallFailure> failure =
+            worker.Request(Json{{"cmd", "load"}, {"path", entry}, {"function", inputs.submission.function}},
+                           rules.limits.import_s, "importing the method file", &reply)) {
+      return fail(*failure);
+    }
+    const double warm_limit_s =
+        (index == 0 ? rules.limits.warmup_max_call_ms : rules.limits.later_warmup_max_call_ms) / 1e3;
+    GoResult warm_result;
+    if (std::optional<CallFailure> failure =
+            Go(worker, &*warm, false, warm_limit_s,
+               "running the method on the untimed warm-up on " + DrawPhrase(warm->dataset),
+               rules.draw.test, zeros_x, zeros_y, &warm_result)) {
+      return fail(*failure);
+    }
+    if (std::optional<CallFailure> failure =
+            worker.Request(Json{{"cmd", "gc"}}, rules.limits.stage_s, "collecting garbage", &reply)) {
+      return fail(*failure);
+    }
+    GoResult timed_result;
+    if (std::optional<CallFailure> failure =
+            Go(worker, &*timed, false, rules.limits.max_call_ms / 1e3 + rules.limits.timed_call_grace_s,
+               "running the method on " + DrawPhrase(timed->dataset), rules.draw.test, zeros_x,
+               zeros_y, &timed_result)) {
+      return fail(*failure);
+    }
+    if (timed_result.ms > rules.limits.max_call_ms) {
+      return fail(CallFailure{"timeout", "a call took " + FormatFixed(timed_result.ms, 0, true) +
+                                             " ms; the limit is " +
+                                             FormatGrouped(static_cast<int64_t>(rules.limits.max_call_ms)) +
+                                             " ms"});
+    }
+    record.ms = timed_result.ms;
+    record.parent_ms = timed_result.parent_ms;
+    for (size_t i = 0; i < timed_result.labels.size(); ++i) {
+      if (static_cast<int64_t>(static_cast<uint8_t>(timed_result.labels[i])) == timed->test_y[i]) {
+        ++record.correct;
+      }
+    }
+    record.labels = std::move(timed_result.labels);
+    worker.Close();
+    record.log = worker.log();
+    record.log_total_bytes = worker.log_total_bytes();
+    record.worker_exit = worker.exit_description();
+    say("  call " + std::string(index + 1 < 10 ? " " : "") + std::to_string(index + 1) + "/" +
+        std::to_string(count) + ": " + FormatFixed(record.ms, 3, true) + " ms, scorer's clock " +
+        FormatFixed(std::max(0.0, record.parent_ms - record.overhead_ms), 3, true) + " ms");
+    outcome.calls.push_back(std::move(record));
+  }
+
+  std::vector<Call> calls;
+  for (const CallRecord& record : outcome.calls) {
+    calls.push_back(Call{record.dataset, record.ms, record.parent_ms, record.correct, record.total,
+                         record.overhead_ms});
+  }
+  Result<Judgement> judgement = Judge(calls, inputs.band_bp, rules);
+  if (!judgement.ok()) return judgement.status();
+  outcome.judgement = *judgement;
+  return outcome;
+}
+
+}  // namespace ratchet

@@ -1,0 +1,78 @@
+// One scoring run of one submission, step for step as the rule set's protocol: the plan from the
+// run seed, then per timed call a fresh sandboxed worker (hello, calibration of the empty round
+// trip, load, an untimed warm-up on a foreign draw, garbage collection, the timed call whose
+// inputs are written only inside the timed window), killed after; then judge on the calls.
+#ifndef RATCHET_SCORER_RUN_H_
+#define RATCHET_SCORER_RUN_H_
+
+#include <atomic>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/status.h"
+#include "data/keyed_stream.h"
+#include "data/locate.h"
+#include "rules/judge.h"
+#include "rules/rule_set.h"
+#include "scorer/plan.h"
+#include "scorer/worker_process.h"
+
+namespace ratchet {
+
+struct Submission {
+  std::string path;      // the file as given (its bytes are what is scored)
+  std::string function;  // Python: the function's name; native: "method"
+  bool native = false;   // a .cpp file, built into `library`
+  std::string library;   // native: the built shared object
+};
+
+struct RunInputs {
+  Submission submission;
+  int64_t band_bp = 0;
+  RunSeed seed;
+  std::vector<LocatedDataset> datasets;
+  std::vector<std::string> covered;  // dataset folders hidden from every worker
+  std::string python;                // the interpreter for worker.py (Python submissions)
+  const RuleSet* rules = nullptr;
+  // Set by a signal handler; checked between steps. A run that sees it stops as interrupted.
+  const std::atomic<bool>* interrupted = nullptr;
+};
+
+struct CallRecord {
+  std::string dataset;
+  uint64_t draw_index = 0;
+  std::string warmup_dataset;
+  uint64_t warmup_draw_index = 0;
+  double ms = 0, parent_ms = 0, overhead_ms = 0;
+  int64_t correct = 0, total = 0;
+  std::string worker_exit;
+  std::string labels;  // the predicted labels, one byte each
+  std::string log;     // the tail of the worker's output
+  uint64_t log_total_bytes = 0;
+  Json hello;          // what the worker said of itself (device, versions, sandbox)
+};
+
+struct RunOutcome {
+  RunPlan plan;
+  std::vector<CallRecord> calls;        // the calls that completed
+  std::optional<CallFailure> failure;   // a call that could not be scored (disqualifies)
+  std::optional<Judgement> judgement;   // when every call completed
+  bool interrupted = false;
+
+  bool qualified() const { return !failure && judgement && judgement->problems.empty(); }
+  // Every problem as {rule, message}: the failure, or judge's problems.
+  std::vector<Problem> problems() const;
+};
+
+// Lines of progress for a person (the caller decides where they go).
+using ProgressSink = std::function<void(const std::string& line)>;
+
+// A harness failure (a worker that cannot start, a missing dataset) is an error Status; anything
+// the method does is in the outcome.
+Result<RunOutcome> ScoreOnce(const RunInputs& inputs, const ProgressSink& say);
+
+}  // namespace ratchet
+
+#endif  // RATCHET_SCORER_RUN_H_

@@ -1,0 +1,102 @@
+#include "scorer/sandboxed_command.h"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <filesystem>
+
+#include "core/file.h"
+#include "protocol/deadline.h"
+#include "sandbox/policy.h"
+#include "sandbox/reap.h"
+#include "sandbox/spawn.h"
+#include "scorer/worker_process.h"
+
+namespace ratchet {
+
+Result<SandboxedResult> RunSandboxed(const SandboxedCommand& command) {
+  const bool full = DescribeSandbox().full;
+  if (full) RATCHET_RETURN_IF_ERROR(ReapSandbox(kSandboxUid));
+  Result<std::string> folder = MakeWorkerFolder(command.copies);
+  if (!folder.ok()) return folder.status();
+  auto cleanup = [&] {
+    if (full) ReapSandbox(kSandboxUid);
+    std::error_code ignored;
+    std::filesystem::remove_all(*folder, ignored);
+  };
+  int pipe_fds[2];
+  if (pipe2(pipe_fds, O_CLOEXEC) != 0) {
+    cleanup();
+    return Status::IOError("pipe2", errno);
+  }
+  SpawnSpec spec;
+  spec.argv = ExpandFolder(command.argv, *folder);
+  spec.env = WorkerEnvironment(*folder, command.extra_env);
+  spec.cwd = *folder;
+  spec.fds = {{pipe_fds[1], 1}, {pipe_fds[1], 2}};
+  spec.covered = command.covered;
+  Result<pid_t> pid = Spawn(spec);
+  close(pipe_fds[1]);
+  if (!pid.ok()) {
+    close(pipe_fds[0]);
+    cleanup();
+    return pid.status().Annotate("starting " + BaseName(command.argv[0]));
+  }
+  SandboxedResult result;
+  const Deadline deadline = Deadline::In(command.timeout_s);
+  for (;;) {
+    pollfd ready = {pipe_fds[0], POLLIN, 0};
+    int n = poll(&ready, 1, deadline.PollTimeoutMs());
+    if (n < 0 && errno == EINTR) continue;
+    if (n == 0 || deadline.Expired()) {
+      result.timed_out = true;
+      break;
+    }
+    char chunk[65536];
+    ssize_t got = read(pipe_fds[0], chunk, sizeof chunk);
+    if (got < 0 && errno == EINTR) continue;
+    if (got <= 0) break;
+    result.output.append(chunk, static_cast<size_t>(got));
+    if (result.output.size() > 2 * command.output_bytes) {
+      result.output.erase(0, result.output.size() - command.output_bytes);
+    }
+  }
+  close(pipe_fds[0]);
+  kill(-*pid, SIGKILL);
+  int status = 0;
+  while (waitpid(*pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  if (result.output.size() > command.output_bytes) {
+    result.output.erase(0, result.output.size() - command.output_bytes);
+  }
+  result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  Status copied;
+  if (!result.timed_out && result.exit_code == 0) {
+    for (const auto& [name, destination] : command.outputs) {
+      // The job owns its folder: an output that is a symlink could point at a root-only file.
+      const std::string produced = *folder + "/" + name;
+      struct stat info;
+      if (lstat(produced.c_str(), &info) != 0 || !S_ISREG(info.st_mode)) {
+        copied = Status::BadInput(BaseName(command.argv[0]) + " did not produce a regular file " + name);
+        break;
+      }
+      Result<std::string> bytes = ReadFile(produced);
+      if (!bytes.ok()) {
+        copied = bytes.status();
+        break;
+      }
+      copied = WriteFileAtomic(destination, *bytes, 0644);
+      if (!copied.ok()) break;
+    }
+  }
+  cleanup();
+  if (!copied.ok()) return copied;
+  return result;
+}
+
+}  // namespace ratchet

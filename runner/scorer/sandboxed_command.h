@@ -1,0 +1,38 @@
+// A short untrusted job under the sandbox: the source checker on a Python submission, the
+// compiler on a native one. It gets its own folder with copies of its inputs, its output is
+// captured (capped), it is killed at its deadline, and the folder and everything the sandbox
+// user left are removed afterwards; files it should produce are copied out first.
+#ifndef RATCHET_SCORER_SANDBOXED_COMMAND_H_
+#define RATCHET_SCORER_SANDBOXED_COMMAND_H_
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "core/status.h"
+
+namespace ratchet {
+
+struct SandboxedCommand {
+  std::vector<std::string> argv;     // kWorkerFolderToken stands for the job's folder
+  std::vector<std::string> copies;   // files copied into the folder
+  std::vector<std::string> covered;  // folders hidden from the job
+  std::vector<std::string> extra_env;
+  double timeout_s = 60;
+  size_t output_bytes = 1 << 20;     // stdout and stderr together, the tail kept
+  // Files the job writes into its folder, copied out (folder-relative name -> destination path)
+  // when it exits 0.
+  std::map<std::string, std::string> outputs;
+};
+
+struct SandboxedResult {
+  int exit_code = -1;  // or 128 + signal
+  bool timed_out = false;
+  std::string output;  // stdout and stderr, interleaved, the tail kept
+};
+
+Result<SandboxedResult> RunSandboxed(const SandboxedCommand& command);
+
+}  // namespace ratchet
+
+#endif  // RATCHET_SCORER_SANDBOXED_COMMAND_H_

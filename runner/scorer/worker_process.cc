@@ -1,0 +1,270 @@
+#include "scorer/worker_process.h"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdlib>
+#include <filesystem>
+#include <mutex>
+#include <thread>
+
+#include "core/file.h"
+#include "sandbox/reap.h"
+#include "sandbox/spawn.h"
+
+namespace ratchet {
+namespace {
+
+
+}  // namespace
+
+// The worker's environment: nothing of the parent's but PATH, the locale and the device choice;
+// every cache points into the worker's own folder, so nothing outlives the call.
+std::vector<std::string> WorkerEnvironment(const std::string& folder,
+                                           const std::vector<std::string>& extra) {
+  std::vector<std::string> env = {
+      "PATH=/usr/local/bin:/usr/bin:/bin",
+      "LANG=C.UTF-8",
+      "HOME=" + folder,
+      "TMPDIR=" + folder + "/tmp",
+      "XDG_CACHE_HOME=" + folder + "/cache",
+      "TRITON_CACHE_DIR=" + folder + "/cache/triton",
+      "TORCHINDUCTOR_CACHE_DIR=" + folder + "/cache/inductor",
+      "TORCH_EXTENSIONS_DIR=" + folder + "/cache/torch_extensions",
+      "CUDA_CACHE_PATH=" + folder + "/cache/nv",
+      "PYTHONDONTWRITEBYTECODE=1",
+  };
+  for (const char* passed : {"CUDA_VISIBLE_DEVICES"}) {
+    if (const char* value = std::getenv(passed)) env.push_back(std::string(passed) + "=" + value);
+  }
+  env.insert(env.end(), extra.begin(), extra.end());
+  return env;
+}
+
+namespace {
+
+Status ChownTree(const std::string& root, uid_t uid) {
+  if (chown(root.c_str(), uid, uid) != 0) return Status::IOError("chown " + root, errno);
+  std::error_code error;
+  for (auto it = std::filesystem::recursive_directory_iterator(root, error);
+       !error && it != std::filesystem::recursive_directory_iterator(); it.increment(error)) {
+    if (lchown(it->path().c_str(), uid, uid) != 0) {
+      return Status::IOError("chown " + it->path().string(), errno);
+    }
+  }
+  return Status::Ok();
+}
+
+std::string ExeFolder() {
+  Result<std::string> self = SelfExecutable();
+  return self.ok() ? DirName(*self) : ".";
+}
+
+}  // namespace
+
+// Drains the worker's stdout/stderr pipe on a thread, keeping the last `cap` bytes, so that a
+// method that prints without end neither blocks nor fills a disk.
+struct WorkerProcess::LogReader {
+  int fd = -1;
+  size_t cap = 0;
+  mutable std::mutex mutex;
+  std::string tail;
+  uint64_t total = 0;
+  std::thread thread;
+
+  void Run() {
+    char chunk[65536];
+    for (;;) {
+      ssize_t n = read(fd, chunk, sizeof chunk);
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) break;
+      std::lock_guard<std::mutex> lock(mutex);
+      total += static_cast<uint64_t>(n);
+      tail.append(chunk, static_cast<size_t>(n));
+      if (tail.size() > 2 * cap + sizeof chunk) tail.erase(0, tail.size() - cap);
+    }
+  }
+  ~LogReader() {
+    if (thread.joinable()) thread.join();
+    if (fd >= 0) close(fd);
+  }
+};
+
+Result<std::string> NativeWorkerPath() {
+  std::string path = ExeFolder() + "/ratchet-worker";
+  if (access(path.c_str(), X_OK) != 0) {
+    return Status::Unavailable("no native worker at " + path +
+                               " (it is built with libtorch: Debian's libtorch-dev; run scripts/setup)");
+  }
+  return path;
+}
+
+Result<std::string> PythonWorkerFile(const std::string& name) {
+  const char* override_dir = std::getenv("RATCHET_WORKER_DIR");
+  std::string folder = override_dir && *override_dir ? override_dir : ExeFolder() + "/../runner/worker";
+  std::string path = folder + "/" + name;
+  if (!PathExists(path)) {
+    return Status::Unavailable("no " + name + " at " + path +
+                               " (set $RATCHET_WORKER_DIR to the folder that holds it)");
+  }
+  return path;
+}
+
+Result<std::string> MakeWorkerFolder(const std::vector<std::string>& copies) {
+  char pattern[] = "/tmp/ratchet-worker-XXXXXX";
+  if (mkdtemp(pattern) == nullptr) return Status::IOError("mkdtemp /tmp/ratchet-worker-*", errno);
+  const std::string folder = pattern;
+  auto made = [&]() -> Status {
+    for (const char* sub : {"/tmp", "/cache"}) {
+      std::string path = folder + sub;
+      if (mkdir(path.c_str(), 0700) != 0) return Status::IOError("mkdir " + path, errno);
+    }
+    for (const std::string& source : copies) {
+      Result<std::string> bytes = ReadFile(source);
+      if (!bytes.ok()) return bytes.status();
+      RATCHET_RETURN_IF_ERROR(WriteFileAtomic(folder + "/" + BaseName(source), *bytes, 0600));
+    }
+    if (DescribeSandbox().full) return ChownTree(folder, kSandboxUid);
+    return Status::Ok();
+  }();
+  if (!made.ok()) {
+    std::error_code ignored;
+    std::filesystem::remove_all(folder, ignored);
+    return made;
+  }
+  return folder;
+}
+
+std::vector<std::string> ExpandFolder(const std::vector<std::string>& argv, const std::string& folder) {
+  std::vector<std::string> out;
+  for (std::string arg : argv) {
+    for (size_t at; (at = arg.find(kWorkerFolderToken)) != std::string::npos;) {
+      arg.replace(at, sizeof kWorkerFolderToken - 1, folder);
+    }
+    out.push_back(arg);
+  }
+  return out;
+}
+
+Result<std::unique_ptr<WorkerProcess>> WorkerProcess::Start(const WorkerLaunch& launch) {
+  std::unique_ptr<WorkerProcess> worker(new WorkerProcess());
+  worker->sandbox_uid_ = DescribeSandbox().full;
+
+  Result<std::string> folder = MakeWorkerFolder(launch.copies);
+  if (!folder.ok()) return folder.status();
+  worker->folder_ = *folder;
+
+  Result<InputLayout> layout = InputLayout::Make(launch.train, launch.test, launch.dims);
+  if (!layout.ok()) return layout.status();
+  Result<InputBuffer> buffer = InputBuffer::Create(*layout);
+  if (!buffer.ok()) return buffer.status();
+  worker->buffer_ = std::make_unique<InputBuffer>(std::move(*buffer));
+  Result<UniqueFd> read_only = worker->buffer_->ReadOnlyFd();
+  if (!read_only.ok()) return read_only.status();
+
+  FrameLimits limits;
+  limits.max_json = launch.max_header;
+  limits.max_payload = launch.max_reply_bytes;
+  Result<WorkerChannel> channel = WorkerChannel::Create(limits);
+  if (!channel.ok()) return channel.status();
+  worker->channel_ = std::make_unique<WorkerChannel>(std::move(*channel));
+
+  int log_pipe[2];
+  if (pipe2(log_pipe, O_CLOEXEC) != 0) return Status::IOError("pipe2 for the worker's log", errno);
+  worker->log_ = std::make_unique<LogReader>();
+  worker->log_->fd = log_pipe[0];
+  worker->log_->cap = launch.log_bytes;
+
+  SpawnSpec spec;
+  spec.argv = ExpandFolder(launch.argv, worker->folder_);
+  spec.env = WorkerEnvironment(worker->folder_, launch.extra_env);
+  spec.cwd = worker->folder_;
+  spec.fds = {{log_pipe[1], 1},
+              {log_pipe[1], 2},
+              {worker->channel_->worker_command_fd(), 3},
+              {worker->channel_->worker_reply_fd(), 4},
+              {read_only->get(), 5}};
+  spec.covered = launch.covered;
+  Result<pid_t> pid = Spawn(spec);
+  close(log_pipe[1]);
+  worker->channel_->CloseWorkerEnds();
+  if (!pid.ok()) return pid.status().Annotate("starting the worker " + launch.argv[0]);
+  worker->pid_ = *pid;
+  LogReader* reader = worker->log_.get();
+  worker->log_->thread = std::thread([reader] { reader->Run(); });
+  return worker;
+}
+
+std::optional<CallFailure> WorkerProcess::Request(const Json& command, double timeout_s,
+                                                  const std::string& doing, Frame* reply) {
+  Result<Frame> frame = channel_->Request(command, timeout_s, doing);
+  if (!frame.ok()) {
+    switch (channel_->last_failure()) {
+      case FrameFailure::kTimeout:
+        return CallFailure{"timeout", "timed out after " + std::to_string(static_cast<int64_t>(timeout_s)) +
+                                          " s while " + doing};
+      case FrameFailure::kClosed: {
+        Close();
+        return CallFailure{"crash", "the method's process ended (" + exit_description_ +
+                                        ") while " + doing};
+      }
+      case FrameFailure::kMalformed:
+        return CallFailure{"crash", frame.status().message()};
+      default:
+        return CallFailure{"crash", frame.status().message(), /*harness=*/true};
+    }
+  }
+  const Json& header = frame->header;
+  if (!header.value("ok", false)) {
+    const std::string kind = header.value("kind", std::string("method"));
+    const std::string error = header.contains("error") && header["error"].is_string()
+                                  ? header["error"].get<std::string>()
+                                  : std::string("(no error text)");
+    std::string rule = kind == "import" ? "import" : kind == "output" ? "output" : "crash";
+    return CallFailure{rule, doing + " failed:\n" + error, kind == "protocol" || kind == "reference"};
+  }
+  *reply = std::move(*frame);
+  return std::nullopt;
+}
+
+void WorkerProcess::Close() {
+  if (pid_ > 0) {
+    kill(-pid_, SIGKILL);
+    kill(pid_, SIGKILL);
+    int status = 0;
+    while (waitpid(pid_, &status, 0) < 0 && errno == EINTR) {
+    }
+    exit_description_ = WIFEXITED(status) ? "exit " + std::to_string(WEXITSTATUS(status))
+                                          : "signal " + std::to_string(WTERMSIG(status));
+    pid_ = -1;
+  }
+  // Whatever the method started (a forked child in another session) goes with the sandbox
+  // user's processes; its log pipe then closes.
+  if (sandbox_uid_) ReapSandbox(kSandboxUid);
+  if (log_ && log_->thread.joinable()) log_->thread.join();
+  if (!folder_.empty()) {
+    std::error_code ignored;
+    std::filesystem::remove_all(folder_, ignored);
+    folder_.clear();
+  }
+}
+
+WorkerProcess::~WorkerProcess() { Close(); }
+
+std::string WorkerProcess::log() const {
+  if (!log_) return "";
+  std::lock_guard<std::mutex> lock(log_->mutex);
+  return log_->tail.size() > log_->cap ? log_->tail.substr(log_->tail.size() - log_->cap) : log_->tail;
+}
+
+uint64_t WorkerProcess::log_total_bytes() const {
+  if (!log_) return 0;
+  std::lock_guard<std::mutex> lock(log_->mutex);
+  return log_->total;
+}
+
+}  // namespace ratchet

@@ -1,0 +1,98 @@
+// One worker: a fresh process started under the sandbox for one call (or one energy window),
+// with its own folder, its own input buffer and its own log, killed and reaped when closed.
+// Requests that fail become a CallFailure with the rule id of what went wrong.
+#ifndef RATCHET_SCORER_WORKER_PROCESS_H_
+#define RATCHET_SCORER_WORKER_PROCESS_H_
+
+#include <sys/types.h>
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/canonical_json.h"
+#include "core/status.h"
+#include "protocol/input_buffer.h"
+#include "protocol/worker_channel.h"
+
+namespace ratchet {
+
+// A call that cannot be scored: `rule` is a rule id (crash, timeout, import, output, ...).
+// `harness` marks failures that are ratchet's or the machine's, never the method's (exit 3).
+struct CallFailure {
+  std::string rule;
+  std::string message;
+  bool harness = false;
+};
+
+// In a WorkerLaunch's argv, stands for the worker's own folder (known only once it exists).
+inline constexpr char kWorkerFolderToken[] = "{folder}";
+
+struct WorkerLaunch {
+  std::vector<std::string> argv;     // the worker program, argv[0] absolute
+  std::vector<std::string> copies;   // files copied into the worker's folder (by base name)
+  std::vector<std::string> covered;  // dataset folders hidden from the worker
+  std::vector<std::string> extra_env;  // added to the scrubbed environment
+  int64_t train = 0, test = 0, dims = 0;
+  uint32_t max_header = 0, max_reply_bytes = 0;
+  size_t log_bytes = 0;  // the tail of the worker's output that is kept
+};
+
+class WorkerProcess {
+ public:
+  // Creates the worker's folder, input buffer and pipes, and spawns it. Errors are the harness's.
+  static Result<std::unique_ptr<WorkerProcess>> Start(const WorkerLaunch& launch);
+  ~WorkerProcess();  // Close()
+
+  // The worker's folder (where `copies` went).
+  const std::string& folder() const { return folder_; }
+  InputBuffer& buffer() { return *buffer_; }
+
+  // Sends a command; a reply with "ok": false becomes a CallFailure whose rule follows the
+  // reply's "kind" (import -> import, output -> output, anything else -> crash). `doing`
+  // completes "timed out while ...".
+  std::optional<CallFailure> Request(const Json& command, double timeout_s,
+                                     const std::string& doing, Frame* reply);
+
+  // Kills the worker's process group, waits for it, and keeps its log; idempotent.
+  void Close();
+  // The kept tail of what the worker printed, and how many bytes it printed in all.
+  std::string log() const;
+  uint64_t log_total_bytes() const;
+  // The worker's exit as "exit N" / "signal N" once closed ("running" before).
+  std::string exit_description() const { return exit_description_; }
+
+ private:
+  WorkerProcess() = default;
+  struct LogReader;
+
+  std::string folder_;
+  std::unique_ptr<InputBuffer> buffer_;
+  std::unique_ptr<WorkerChannel> channel_;
+  std::unique_ptr<LogReader> log_;
+  pid_t pid_ = -1;
+  bool sandbox_uid_ = false;
+  std::string exit_description_ = "running";
+};
+
+// A fresh private folder under /tmp for one untrusted process, holding copies of `copies` (by
+// base name) and empty tmp/ and cache/ folders, owned by the sandbox user when the sandbox is
+// full. The caller removes it.
+Result<std::string> MakeWorkerFolder(const std::vector<std::string>& copies);
+
+// The scrubbed environment of an untrusted process whose folder is `folder`.
+std::vector<std::string> WorkerEnvironment(const std::string& folder,
+                                           const std::vector<std::string>& extra);
+
+// argv with kWorkerFolderToken replaced by `folder`.
+std::vector<std::string> ExpandFolder(const std::vector<std::string>& argv, const std::string& folder);
+
+// The worker programs beside the ratchet binary: build/ratchet-worker and the Python adapter in
+// the checkout's runner/worker/ ($RATCHET_WORKER_DIR overrides the folder of the Python files).
+Result<std::string> NativeWorkerPath();
+Result<std::string> PythonWorkerFile(const std::string& name);  // "worker.py", "check_source.py"
+
+}  // namespace ratchet
+
+#endif  // RATCHET_SCORER_WORKER_PROCESS_H_

@@ -1,0 +1,177 @@
+// Black-box tests of `ratchet score`: a method that qualifies, the red-team files of
+// tests/submissions (each names the rule it must break in its first line), and bad usage. The
+// runs use a rule set with fewer, shorter calls (FastRules) so that the suite stays quick; the
+// protocol is the same.
+#include <dirent.h>
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+
+#include <chrono>
+#include <fstream>
+#include <iostream>
+#include <regex>
+#include <set>
+
+#include "core/canonical_json.h"
+#include "core/file.h"
+#include "evidence/reader.h"
+#include "rules/rule_set.h"
+#include "sandbox/reap.h"
+#include "scorer/python.h"
+#include "support/run_binary.h"
+#include "support/temp_dir.h"
+
+namespace ratchet {
+namespace {
+
+std::string SourceDir() {
+  const char* dir = std::getenv("RATCHET_SOURCE_DIR");
+  return dir ? dir : ".";
+}
+
+bool HavePython() {
+  static const bool have = FindPython(std::nullopt).ok();
+  return have;
+}
+
+// The embedded rule set with 3 MNIST calls, 1 hold-out call, 4 calibration calls and short
+// limits: every rule still applies, the runs take seconds.
+std::string FastRules(const TempDir& dir) {
+  Json rules = Json::parse(EmbeddedRuleSetText());
+  rules["calls"]["mnist_calls"] = 3;
+  rules["calls"]["holdout_calls"] = 1;
+  rules["timing"]["calibration_calls"] = 4;
+  rules["timing"]["calibration_discard"] = 1;
+  rules["limits"]["warmup_max_call_ms"] = 8000;
+  rules["limits"]["later_warmup_max_call_ms"] = 8000;
+  rules["limits"]["max_call_ms"] = 4000;
+  rules["limits"]["timed_call_grace_s"] = 1;
+  const std::string path = dir / "fast-rules.json";
+  EXPECT_TRUE(WriteFileAtomic(path, rules.dump(2)).ok());
+  return path;
+}
+
+Json Report(const std::string& evidence) {
+  Result<std::string> text = ReadFile(evidence + "/report.json");
+  if (!text.ok()) return Json();
+  return Json::parse(*text);
+}
+
+std::set<std::string> Broken(const Json& report) {
+  std::set<std::string> broken;
+  if (!report.is_object() || !report.contains("records")) return {"(no report.json)"};
+  for (const auto& [id, record] : report["records"].items()) {
+    for (const Json& rule : record["outcome"]["broken"]) broken.insert(rule.get<std::string>());
+  }
+  return broken;
+}
+
+TEST(ScoreCommandTest, NearestClassMeanQualifiesAtALooseBandWithCompleteEvidence) {
+  if (!HavePython()) GTEST_SKIP() << "no python3 that imports torch";
+  TempDir dir;
+  const std::string out = dir / "evidence";
+  BinaryRun run = RunRatchet({"score", SourceDir() + "/baselines/submissions/ncm.py", "--band", "3000",
+                              "--rules", FastRules(dir), "--out", out});
+  ASSERT_EQ(run.exit_code, 0) << run.out << run.err;
+  EXPECT_NE(run.out.find("call  4/4"), std::string::npos) << run.out;
+  EXPECT_NE(run.out.find("; score "), std::string::npos) << run.out;
+  Result<EvidenceSummary> evidence = ReadEvidence(out);
+  ASSERT_TRUE(evidence.ok()) << evidence.status().message();
+  EXPECT_TRUE(evidence->complete);
+  EXPECT_TRUE(evidence->findings.empty());
+  const Json report = Report(out);
+  EXPECT_EQ(report["records"]["ncm"]["outcome"]["status"], "qualified");
+  EXPECT_TRUE(report["records"]["ncm"]["ranked_ms"].is_number());
+  Json calls = Json::parse(*ReadFile(out + "/records/ncm/run-1/calls.json"));
+  ASSERT_EQ(calls.size(), 4u);
+  for (const Json& call : calls) {
+    EXPECT_EQ(call["total"], 10000);
+    EXPECT_GT(call["correct"].get<int>(), 5000);
+  }
+  EXPECT_TRUE(PathExists(out + "/records/ncm/run-1/labels/04.u8"));
+}
+
+// Every red-team file: its first line says "expected: <rules>" or "expected: scored like ncm.py".
+TEST(ScoreCommandTest, RedTeamSubmissionsEndWithTheirRule) {
+  if (!HavePython()) GTEST_SKIP() << "no python3 that imports torch";
+  TempDir dir;
+  const std::string rules = FastRules(dir);
+  const std::string folder = SourceDir() + "/tests/submissions";
+  DIR* listing = opendir(folder.c_str());
+  ASSERT_NE(listing, nullptr) << folder;
+  std::vector<std::string> files;
+  while (dirent* entry = readdir(listing)) {
+    std::string name = entry->d_name;
+    if (name.size() > 3 && name.compare(name.size() - 3, 3, ".py") == 0) files.push_back(name);
+  }
+  closedir(listing);
+  std::sort(files.begin(), files.end());
+  ASSERT_GE(files.size(), 10u);
+  const std::regex expected_line("expected: ([a-z, -]+)");
+  for (const std::string& name : files) {
+    std::ifstream in(folder + "/" + name);
+    std::string first;
+    std::getline(in, first);
+    std::smatch match;
+    ASSERT_TRUE(std::regex_search(first, match, expected_line)) << name << ": " << first;
+    std::string expected = match[1];
+    const std::string out = dir / ("ev-" + name);
+    // Every file is scored as a record naming method(), as a baseline would name it.
+    const auto started = std::chrono::steady_clock::now();
+    BinaryRun run = RunRatchet({"score", folder + "/" + name + ":method", "--band", "3000",
+                                "--rules", rules, "--out", out});
+    std::cout << name << ": exit " << run.exit_code << " in "
+              << std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count()
+              << " s\n";
+    const Json report = Report(out);
+    if (expected.rfind("scored like ncm", 0) == 0) {
+      // Scored to the end like ncm.py: on a shared CPU only the timing rules may trip, never a
+      // rule that says the method or its worker misbehaved.
+      EXPECT_TRUE(run.exit_code == 0 || run.exit_code == 1) << name << "\n" << run.out << run.err;
+      for (const std::string& rule : Broken(report)) {
+        EXPECT_TRUE(rule.rfind("dispersion-", 0) == 0 || rule.rfind("timing-", 0) == 0)
+            << name << " broke " << rule << "\n" << run.out;
+      }
+    } else {
+      EXPECT_EQ(run.exit_code, 1) << name << "\n" << run.out << run.err;
+      std::set<std::string> want;
+      std::regex rule("[a-z-]+");
+      for (auto it = std::sregex_iterator(expected.begin(), expected.end(), rule);
+           it != std::sregex_iterator(); ++it) {
+        want.insert(it->str());
+      }
+      EXPECT_EQ(Broken(report), want) << name << "\n" << run.out;
+    }
+    Result<EvidenceSummary> evidence = ReadEvidence(out);
+    ASSERT_TRUE(evidence.ok()) << name << ": " << evidence.status().message();
+    EXPECT_TRUE(evidence->complete) << name;
+    EXPECT_TRUE(ProcessesOfUser(65534).empty()) << name << " left a process running";
+  }
+}
+
+TEST(ScoreCommandTest, BadUsageExitsTwo) {
+  TempDir dir;
+  const std::string ncm = SourceDir() + "/baselines/submissions/ncm.py";
+  struct Case {
+    std::vector<std::string> args;
+    std::string message;
+  };
+  ASSERT_EQ(mkdir((dir / "taken").c_str(), 0755), 0);
+  for (const Case& c : std::vector<Case>{
+           {{"score"}, "name a method file"},
+           {{"score", dir / "absent.py"}, "no method file at"},
+           {{"score", ncm, "--difficulty", "1", "--band", "540"}, "not both"},
+           {{"score", ncm, "--band", "0"}, "--band must be"},
+           {{"score", ncm, "--difficulty", "9"}, "difficulty"},
+           {{"score", ncm, "--runs", "x"}, "--runs must be"},
+           {{"score", ncm, "--out", dir / "taken"}, "already exists"},
+       }) {
+    if (c.message == "already exists" && !HavePython()) continue;
+    BinaryRun run = RunRatchet(c.args);
+    EXPECT_EQ(run.exit_code, 2) << c.message << "\n" << run.err;
+    EXPECT_NE(run.err.find(c.message), std::string::npos) << run.err;
+  }
+}
+
+}  // namespace
+}  // namespace ratchet
