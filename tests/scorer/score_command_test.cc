@@ -3,6 +3,10 @@
 // runs use a rule set with fewer, shorter calls (FastRules) so that the suite stays quick; the
 // protocol is the same.
 #include <dirent.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 
@@ -171,6 +175,52 @@ TEST(ScoreCommandTest, BadUsageExitsTwo) {
     EXPECT_EQ(run.exit_code, 2) << c.message << "\n" << run.err;
     EXPECT_NE(run.err.find(c.message), std::string::npos) << run.err;
   }
+}
+
+}  // namespace
+}  // namespace ratchet
+
+namespace ratchet {
+namespace {
+
+// SIGINT during a run: the call in flight ends, the evidence is finalized as interrupted (no
+// seed revealed, never complete) and the exit code is 130.
+TEST(ScoreCommandTest, AnInterruptedRunIsFinalizedAsInterrupted) {
+  if (!HavePython()) GTEST_SKIP() << "no python3 that imports torch";
+  TempDir dir;
+  const std::string out = dir / "evidence";
+  const std::string log = dir / "score.log";
+  const std::string rules = FastRules(dir);
+  const std::string binary = RatchetBinary();
+  const std::string ncm = SourceDir() + "/baselines/submissions/ncm.py";
+  pid_t pid = fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    int fd = open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    dup2(fd, 1);
+    dup2(fd, 2);
+    execl(binary.c_str(), binary.c_str(), "score", ncm.c_str(), "--band", "3000", "--rules",
+          rules.c_str(), "--out", out.c_str(), static_cast<char*>(nullptr));
+    _exit(127);
+  }
+  bool started = false;
+  for (int i = 0; i < 1200 && !started; ++i) {
+    usleep(100000);
+    Result<std::string> text = ReadFile(log);
+    started = text.ok() && text->find("call  1/") != std::string::npos;
+  }
+  kill(pid, SIGINT);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  ASSERT_TRUE(started) << *ReadFile(log);
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 130) << *ReadFile(log);
+  Result<EvidenceSummary> evidence = ReadEvidence(out);
+  ASSERT_TRUE(evidence.ok()) << evidence.status().message();
+  EXPECT_EQ(evidence->status, "interrupted");
+  EXPECT_FALSE(evidence->complete);
+  EXPECT_FALSE(PathExists(out + "/seed.reveal"));
+  EXPECT_TRUE(ProcessesOfUser(65534).empty());
 }
 
 }  // namespace
