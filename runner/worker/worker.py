@@ -1,0 +1,375 @@
+#!/usr/bin/env python3
+"""ratchet's Python worker: imports one Python method file and runs it for the parent.
+
+The parent execs `python3 worker.py` with fd 0 = /dev/null, fds 1 and 2 = the worker's log,
+fd 3 = commands, fd 4 = replies and fd 5 = the input buffer (read-only), and speaks worker
+protocol v1 (docs/protocol.md) on them: frames of a 12-byte little-endian header (magic "RCT1",
+JSON length, payload length), a JSON object, then the payload. Every command gets one reply;
+every failure becomes an {"ok": false, "kind": ..., "error": ...} reply. The worker exits 0 when
+the command pipe reaches end of file between frames, and 2 when fds 3-5 are missing at start, when
+a command frame is malformed (after answering it: the next frame boundary is lost), or when a
+reply cannot be written.
+
+This file is an adapter: the run loop, the timing gates and the judge are the parent's.
+"""
+
+import gc
+import importlib.util
+import io
+import json
+import math
+import mmap
+import os
+import platform
+import struct
+import sys
+import time
+import traceback
+import types
+import warnings
+
+COMMAND_FD, REPLY_FD, BUFFER_FD = 3, 4, 5
+MAGIC = 0x31544352  # b"RCT1" read as a little-endian uint32
+HEADER = struct.Struct("<III")
+MAX_JSON = 1 << 16
+MAX_PAYLOAD = 1 << 20
+MAX_ERROR = 4000
+MIN_FLUSH_BYTES = 256 << 20
+INTEGER_DTYPES = ("int8", "int16", "int32", "int64", "uint8")
+
+
+def unbuffered(fd):
+    """The method's prints reach the log at once, even when the worker is killed mid-call."""
+    return io.TextIOWrapper(io.FileIO(fd, "w", closefd=False), encoding="utf-8",
+                            errors="backslashreplace", write_through=True)
+
+
+sys.stdout, sys.stderr = unbuffered(1), unbuffered(2)
+# The worker's own folder is no business of the method file: nothing there may be imported.
+if sys.path and os.path.abspath(sys.path[0] or ".") == os.path.dirname(os.path.abspath(__file__)):
+    del sys.path[0]
+
+import torch  # noqa: E402  (after the streams: torch may print while it loads)
+
+# Captured before any method file is imported, which could replace them. The parent does not
+# trust the event time for that reason: it floors each dataset's time with its own clock.
+Event, synchronize, perf_counter = torch.cuda.Event, torch.cuda.synchronize, time.perf_counter
+CUDA = torch.cuda.is_available()
+DEVICE = torch.device("cuda" if CUDA else "cpu")
+sync = synchronize if CUDA else (lambda: None)
+
+
+class Failure(Exception):
+    """A reply with ok false: `kind` says whose fault it is, the text is the error."""
+
+    def __init__(self, kind, error):
+        super().__init__(error_text(error))
+        self.kind = kind
+
+
+class ProtocolBroken(Exception):
+    """The command stream can no longer be read frame by frame: reply, then exit."""
+
+
+def read_exact(count):
+    """`count` bytes from the command pipe; None at end of file before the first byte."""
+    chunks, got = [], 0
+    while got < count:
+        chunk = os.read(COMMAND_FD, count - got)
+        if not chunk:
+            if got == 0:
+                return None
+            raise ProtocolBroken(f"end of file after {got} of {count} bytes of a frame")
+        chunks.append(chunk)
+        got += len(chunk)
+    return b"".join(chunks)
+
+
+def read_command():
+    """The next command as a dict, or None at end of file. A JSON text that does not parse or is
+    not an object is a Failure; a bad header breaks the stream."""
+    header = read_exact(HEADER.size)
+    if header is None:
+        return None
+    magic, json_length, payload_length = HEADER.unpack(header)
+    if magic != MAGIC:
+        raise ProtocolBroken(f"bad magic 0x{magic:08x}, expected 0x{MAGIC:08x}")
+    if not 1 <= json_length <= MAX_JSON:
+        raise ProtocolBroken(f"JSON length {json_length} is outside 1..{MAX_JSON}")
+    if payload_length != 0:
+        raise ProtocolBroken(f"a command carries no payload, this one has {payload_length} bytes")
+    body = read_exact(json_length)
+    if body is None:
+        raise ProtocolBroken(f"end of file before the {json_length}-byte JSON text")
+    try:
+        command = json.loads(body.decode("utf-8"))
+    except ValueError as error:
+        raise Failure("protocol", f"the command is not JSON: {error}") from None
+    if not isinstance(command, dict):
+        raise Failure("protocol", f"the command is a JSON {type(command).__name__}, not an object")
+    return command
+
+
+def send(reply, payload=b""):
+    body = json.dumps(reply).encode("utf-8")
+    data = memoryview(HEADER.pack(MAGIC, len(body), len(payload)) + body + bytes(payload))
+    while data:
+        data = data[os.write(REPLY_FD, data):]
+
+
+def error_text(text):
+    """The last MAX_ERROR characters, lone surrogates (undecodable bytes in a traceback) replaced
+    by U+FFFD so that the reply is valid UTF-8 JSON."""
+    text = str(text)[-MAX_ERROR:]
+    return text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
+
+
+def mnist_stand_in(train, test, dims):
+    """Method files written for the reference scorer often `import mnist` to call mnist.score()
+    under `if __name__ == "__main__":`. The worker never runs that block; this module lets the
+    import itself succeed, with the sizes of a draw and nothing else."""
+    module = types.ModuleType("mnist", "Stand-in for the reference scorer inside ratchet's worker.")
+    module.TRAIN, module.TEST, module.DIMS = train, test, dims
+
+    def score(*args, **kwargs):
+        raise RuntimeError("mnist.score() is the reference scorer; ratchet's worker only calls "
+                           "the method")
+
+    module.score = module.draw = module.evaluate = score
+    return module
+
+
+def cpu_name():
+    try:
+        with open("/proc/cpuinfo") as cpuinfo:
+            for line in cpuinfo:
+                if line.startswith("model name"):
+                    return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.machine() or "cpu"
+
+
+def sandbox_state():
+    """What the parent applied before exec, as this process sees it."""
+    state = {"uid": os.getuid(), "no_new_privs": None, "seccomp": None}
+    try:
+        with open("/proc/self/status") as status:
+            for line in status:
+                key, _, value = line.partition(":")
+                if key in ("NoNewPrivs", "Seccomp"):
+                    state["no_new_privs" if key == "NoNewPrivs" else "seccomp"] = int(value)
+    except (OSError, ValueError):
+        pass
+    return state
+
+
+def null_method(train_x, train_y, test_x):
+    """The empty method of the calibration calls: what the round trip costs by itself."""
+    return torch.zeros(test_x.shape[0], dtype=torch.int64, device=test_x.device)
+
+
+def output_problem(out, test_x):
+    """Why `out` cannot be the labels of `test_x`, in the reference scorer's words, or None."""
+    if type(out) is not torch.Tensor:
+        return f"the method returned {type(out).__name__}, not a plain torch.Tensor"
+    if tuple(out.shape) != (test_x.shape[0],):
+        return f"the method returned shape {tuple(out.shape)}, expected ({test_x.shape[0]},)"
+    if out.dtype not in [getattr(torch, name) for name in INTEGER_DTYPES]:
+        return f"the method returned dtype {out.dtype}, expected an integer dtype"
+    if out.device != test_x.device:
+        return f"the method returned a tensor on {out.device}, expected {test_x.device}"
+    return None
+
+
+class Worker:
+    def __init__(self):
+        self.sizes = None     # (train, test, dims), from hello
+        self.buffer = None    # the read-only mapping of fd 5
+        self.flush = None     # on CUDA: a buffer larger than the L2, zeroed before each call
+        self.inputs = None    # the three device tensors, the same on every call
+        self.method = None
+
+    def handle(self, command):
+        """The reply to one command, as (dict, payload bytes)."""
+        name = command.get("cmd")
+        if name == "hello":
+            return self.hello(command), b""
+        if name == "load":
+            return self.load(command), b""
+        if name == "gc":
+            gc.collect()
+            return {"ok": True}, b""
+        if name == "go":
+            return self.go(command)
+        if name == "reference":
+            return self.reference(command), b""
+        raise Failure("protocol", f"unknown command {name!r}")
+
+    def hello(self, command):
+        if self.sizes is not None:
+            raise Failure("protocol", "a second hello")
+        train, test, dims = (int(command[key]) for key in ("train", "test", "dims"))
+        expected = train * dims * 4 + train * 8 + test * dims * 4
+        if min(train, test, dims) < 1 or test > MAX_PAYLOAD or command["buffer_bytes"] != expected:
+            raise Failure("protocol", f"hello: buffer_bytes {command['buffer_bytes']} does not "
+                          f"hold train {train}, test {test}, dims {dims} ({expected} bytes)")
+        size = os.fstat(BUFFER_FD).st_size
+        if size < expected:
+            raise Failure("protocol", f"hello: the input buffer (fd {BUFFER_FD}) has {size} "
+                          f"bytes, expected {expected}")
+        self.buffer = mmap.mmap(BUFFER_FD, expected, flags=mmap.MAP_SHARED, prot=mmap.PROT_READ)
+        self.sizes = (train, test, dims)
+        sys.modules["mnist"] = mnist_stand_in(train, test, dims)
+        props = torch.cuda.get_device_properties(0) if CUDA else None
+        uuid = getattr(props, "uuid", None)
+        l2_bytes = getattr(props, "L2_cache_size", None) or None
+        if CUDA:
+            flush_bytes = max(2 * (l2_bytes or 0), MIN_FLUSH_BYTES)
+            self.flush = torch.empty(flush_bytes // 4, dtype=torch.int32, device=DEVICE)
+        return {"ok": True, "worker": "worker.py", "protocol": 1, "device": DEVICE.type,
+                "device_name": torch.cuda.get_device_name(0) if CUDA else cpu_name(),
+                "uuid": f"GPU-{uuid}" if uuid is not None else None,
+                "torch": torch.__version__, "l2_bytes": l2_bytes,
+                "python": platform.python_version(), "sandbox": sandbox_state()}
+
+    def load(self, command):
+        path, function = command["path"], command["function"]
+        try:
+            spec = importlib.util.spec_from_file_location("submission", path)
+            if spec is None:
+                raise ImportError(f"cannot import {path} as a Python module")
+            module = importlib.util.module_from_spec(spec)
+            sys.modules["submission"] = module
+            spec.loader.exec_module(module)
+            method = getattr(module, function)
+            if not callable(method):
+                raise TypeError(f"{function} is not callable")
+        except BaseException:
+            raise Failure("import", traceback.format_exc()) from None
+        self.method = method
+        return {"ok": True}
+
+    def stage_inputs(self):
+        """Copy the buffer into the three device tensors (allocated on the first call only)."""
+        train, test, dims = self.sizes
+        offsets = (0, train * dims * 4, train * dims * 4 + train * 8)
+        shapes = ((train, dims), (train,), (test, dims))
+        dtypes = (torch.float32, torch.int64, torch.float32)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # "not writable": the views are only copied from
+            views = [torch.frombuffer(self.buffer, dtype=dtype, count=math.prod(shape),
+                                      offset=offset).view(shape)
+                     for dtype, shape, offset in zip(dtypes, shapes, offsets)]
+        if self.inputs is None:
+            self.inputs = tuple(torch.empty(shape, dtype=dtype, device=DEVICE)
+                                for dtype, shape in zip(dtypes, shapes))
+        for target, view in zip(self.inputs, views):
+            target.copy_(view)
+
+    def go(self, command):
+        if self.sizes is None:
+            raise Failure("protocol", "go before hello")
+        null = bool(command.get("null", False))
+        if not null and self.method is None:
+            raise Failure("protocol", "go before a method was loaded")
+        method = null_method if null else self.method
+        try:
+            self.stage_inputs()
+            sync()
+            if self.flush is not None:
+                self.flush.zero_()
+            sync()
+            if CUDA:
+                start, end = Event(enable_timing=True), Event(enable_timing=True)
+            started = perf_counter()
+            if CUDA:
+                start.record()
+            out = method(*self.inputs)
+            if CUDA:
+                end.record()
+            sync()
+            wall_ms = (perf_counter() - started) * 1e3
+            ms = start.elapsed_time(end) if CUDA else wall_ms
+        except BaseException:
+            raise Failure("method", traceback.format_exc()) from None
+        problem = output_problem(out, self.inputs[2])
+        if problem:
+            raise Failure("output", problem)
+        try:
+            wide = out.to(torch.int64)
+            labels = torch.where((wide >= 0) & (wide <= 9), wide, torch.full_like(wide, 255))
+            payload = bytearray(labels.shape[0])
+            torch.frombuffer(payload, dtype=torch.uint8).copy_(labels.to(torch.uint8))
+        except BaseException:
+            raise Failure("output", traceback.format_exc()) from None
+        return {"ok": True, "ms": float(ms), "wall_ms": wall_ms}, bytes(payload)
+
+    def reference(self, command):
+        """FP32 matmuls of constant operands with TF32 off, for about `seconds`: the workload
+        whose energy tells whether the board's power telemetry is plausible. Every entry of the
+        product is exactly 1 when `dim` is a power of 4, so `exact` checks the arithmetic."""
+        if self.method is not None:
+            raise Failure("reference", "the reference runs only before the method is loaded")
+        try:
+            dim, seconds = int(command["dim"]), float(command["seconds"])
+            value = 2.0 ** -((dim.bit_length() - 1) // 2)
+            tf32 = torch.backends.cuda.matmul.allow_tf32
+            torch.backends.cuda.matmul.allow_tf32 = False
+            try:
+                a = torch.full((dim, dim), value, dtype=torch.float32, device=DEVICE)
+                c = torch.mm(a, a)
+                sync()
+                count, deadline = 0, perf_counter() + seconds
+                while count == 0 or perf_counter() < deadline:
+                    for _ in range(8):
+                        torch.mm(a, a, out=c)
+                    sync()
+                    count += 8
+                exact = bool((c == 1).all())
+                del a, c
+            finally:
+                torch.backends.cuda.matmul.allow_tf32 = tf32
+            if CUDA:
+                torch.cuda.empty_cache()
+        except BaseException:
+            raise Failure("reference", traceback.format_exc()) from None
+        return {"ok": True, "count": count, "exact": exact}
+
+
+def main():
+    for fd in (COMMAND_FD, REPLY_FD, BUFFER_FD):
+        try:
+            os.set_inheritable(fd, False)  # a program the method starts inherits none of them
+        except OSError as error:
+            print(f"worker.py: fd {fd} is not open ({error.strerror}); the parent must pass "
+                  "fds 3, 4 and 5", file=sys.stderr)
+            return 2
+    worker = Worker()
+    while True:
+        exit_status = None
+        try:
+            command = read_command()
+            if command is None:
+                return 0
+            reply, payload = worker.handle(command)
+        except ProtocolBroken as error:
+            reply, payload, exit_status = {"ok": False, "kind": "protocol",
+                                           "error": error_text(error)}, b"", 2
+        except Failure as failure:
+            reply, payload = {"ok": False, "kind": failure.kind, "error": str(failure)}, b""
+        except BaseException:  # a field of the wrong type, a bad mapping, ...
+            reply, payload = {"ok": False, "kind": "protocol",
+                              "error": error_text(traceback.format_exc())}, b""
+        try:
+            send(reply, payload)
+        except OSError as error:
+            print(f"worker.py: cannot write a reply on fd {REPLY_FD}: {error.strerror}",
+                  file=sys.stderr)
+            return 2
+        if exit_status is not None:
+            return exit_status
+
+
+if __name__ == "__main__":
+    sys.exit(main())
