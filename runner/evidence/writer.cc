@@ -18,14 +18,6 @@ bool StartsWith(const std::string& text, const std::string& prefix) {
   return text.compare(0, prefix.size(), prefix) == 0;
 }
 
-Status FsyncFolder(const std::string& path) {
-  int fd = open(path.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
-  if (fd < 0) return Status::IOError("open " + path, errno);
-  Status status = fsync(fd) == 0 ? Status::Ok() : Status::IOError("fsync " + path, errno);
-  close(fd);
-  return status;
-}
-
 // The folders above `relative`: "a/b/c" -> "a", "a/b".
 std::vector<std::string> Parents(const std::string& relative) {
   std::vector<std::string> parents;
@@ -172,7 +164,7 @@ Status EvidenceWriter::Finish(const std::string& status, int exit_code,
   }
   // Deepest folders first, so that each folder's entry is durable before its parent's.
   for (auto it = folders_.rbegin(); it != folders_.rend(); ++it) {
-    RATCHET_RETURN_IF_ERROR(FsyncFolder(partial_path() + "/" + *it));
+    RATCHET_RETURN_IF_ERROR(SyncFolder(partial_path() + "/" + *it));
   }
   Result<std::string> manifest = ManifestText(std::move(entries));
   if (!manifest.ok()) return manifest.status();
