@@ -7,27 +7,33 @@
 #include "cli/commands.h"
 #include "cli/exit_codes.h"
 #include "contract/gather.h"
+#include "contract/python.h"
 #include "contract/source_sha256.h"
 #include "core/status.h"
 
 namespace ratchet {
 
 const char kContractUsage[] =
-    "usage: ratchet contract [--json] [--data DIR] [--rules FILE]\n"
+    "usage: ratchet contract [--json] [--data DIR] [--rules FILE] [--python PATH]\n"
     "\n"
     "Prints the run contract of this machine: what a run here is bound to (the harness, the\n"
-    "rule set, the datasets; a baseline's must be equal) and the lane it runs on (the binary,\n"
-    "the toolchain and loaded libraries, the device). docs/contract.md describes every field.\n"
+    "rule set, the worker files, the datasets, the sandbox policy; a baseline's must be equal)\n"
+    "and the lane it runs on (the binaries, the toolchains, libtorch and Python, the loaded\n"
+    "libraries, the device). docs/contract.md describes every field.\n"
     "\n"
     "options:\n"
-    "  --json        print the contract as JSON (2-space indent, keys sorted)\n"
-    "  --data DIR    look for the datasets in DIR first, then in $RATCHET_DATA and the\n"
-    "                packages' standard places\n"
-    "  --rules FILE  lock this rule-set file instead of the embedded mnist-a100/1.2.0\n"
+    "  --json         print the contract as JSON (2-space indent, keys sorted)\n"
+    "  --data DIR     look for the datasets in DIR first, then in $RATCHET_DATA and the\n"
+    "                 packages' standard places\n"
+    "  --rules FILE   lock this rule-set file instead of the embedded mnist-a100/1.2.0\n"
+    "  --python PATH  the interpreter of Python submissions, whose versions the lane records\n"
+    "                 (default: $RATCHET_PYTHON, else the first python3 on PATH that imports\n"
+    "                 torch, else none: recorded as null)\n"
     "\n"
     "exit codes: 0 printed; 2 bad usage, a --rules file that does not exist, is not a\n"
     "file, is over 1 MiB, does not parse or names a dataset ratchet does not know, a --data\n"
-    "folder that does not exist, a dataset file with the wrong hash;\n"
+    "folder that does not exist, a dataset file with the wrong hash, a --python or\n"
+    "$RATCHET_PYTHON interpreter that cannot import torch;\n"
     "3 a fact of this machine could not be read.\n";
 
 namespace {
@@ -59,6 +65,23 @@ std::string DeviceText(const Json& device) {
          power;
 }
 
+// The members of `table` as "    NAME VALUE" lines, the values in one column; `value` words each.
+void Table(std::ostream& out, const Json& table, std::string (*value)(const Json&)) {
+  size_t width = 0;
+  for (auto it = table.begin(); it != table.end(); ++it) width = std::max(width, it.key().size());
+  for (auto it = table.begin(); it != table.end(); ++it) {
+    std::string name = it.key();
+    name.resize(width, ' ');
+    out << "    " << name << " " << value(it.value()) << "\n";
+  }
+}
+
+std::string HashText(const Json& sha256) { return "sha256 " + Text(sha256); }
+
+std::string WorkerText(const Json& sha256) {
+  return sha256.is_null() ? "absent" : HashText(sha256);
+}
+
 void PrintListing(std::ostream& out, const Json& contract) {
   const Json& locked = contract["locked"];
   const Json& lane = contract["lane"];
@@ -71,10 +94,8 @@ void PrintListing(std::ostream& out, const Json& contract) {
            std::to_string(HarnessSourceFileCount()) + " files)");
   Line(out, 2, "rules", Text(locked["rules"]["id"]));
   Line(out, 4, "file", "sha256 " + Text(locked["rules"]["sha256"]));
-  Line(out, 2, "workers", locked["workers"].empty() ? "none yet" : "");
-  for (auto it = locked["workers"].begin(); it != locked["workers"].end(); ++it) {
-    Line(out, 4, it.key(), "sha256 " + Text(it.value()));
-  }
+  Line(out, 2, "workers", "");
+  Table(out, locked["workers"], WorkerText);
   Line(out, 2, "datasets", "");
   for (auto it = locked["datasets"].begin(); it != locked["datasets"].end(); ++it) {
     if (it.value().is_null()) {
@@ -84,25 +105,27 @@ void PrintListing(std::ostream& out, const Json& contract) {
     Line(out, 4, it.key(), "images sha256 " + Text(it.value()["images_sha256"]));
     Line(out, 4, "", "labels sha256 " + Text(it.value()["labels_sha256"]));
   }
-  Line(out, 2, "sandbox", locked["sandbox"].is_null() ? "none yet" : locked["sandbox"].dump());
+  const Json& sandbox = locked["sandbox"];
+  Line(out, 2, "sandbox", "uid " + Text(sandbox["uid"]));
+  Line(out, 4, "policy", "sha256 " + Text(sandbox["policy_sha256"]));
 
   out << "lane " << Text(lane["id"]) << " (timings compare only within one lane)\n";
   for (auto it = lane["binaries"].begin(); it != lane["binaries"].end(); ++it) {
-    Line(out, 2, "binary", it.key() + " sha256 " + Text(it.value()));
+    Line(out, 2, "binary",
+         it.key() + (it.value().is_null() ? " not built" : " sha256 " + Text(it.value())));
   }
   const Json& toolchain = lane["toolchain"];
   Line(out, 2, "compiler", Text(toolchain["cxx"]));
+  Line(out, 2, "libtorch",
+       toolchain["libtorch"].is_null() ? "none (no native worker description)"
+                                       : Text(toolchain["libtorch"]));
+  Line(out, 2, "python",
+       toolchain["python"].is_null()
+           ? "none (no interpreter that imports torch)"
+           : Text(toolchain["python"]) + ", torch " + Text(toolchain["python_torch"]));
   Line(out, 2, "glibc", Text(toolchain["glibc"]));
   Line(out, 2, "libraries", "");
-  size_t width = 0;
-  for (auto it = toolchain["libraries"].begin(); it != toolchain["libraries"].end(); ++it) {
-    width = std::max(width, it.key().size());
-  }
-  for (auto it = toolchain["libraries"].begin(); it != toolchain["libraries"].end(); ++it) {
-    std::string name = it.key();
-    name.resize(width, ' ');
-    out << "    " << name << " sha256 " << Text(it.value()) << "\n";
-  }
+  Table(out, toolchain["libraries"], HashText);
   Line(out, 2, "device", DeviceText(lane["device"]));
 
   out << "observed (recorded, never compared)\n";
@@ -115,7 +138,8 @@ void PrintListing(std::ostream& out, const Json& contract) {
 }  // namespace
 
 int RunContract(CommandContext& context) {
-  Result<Args> args = Args::Parse(context.argv, {{"json", false}, {"data", true}, {"rules", true}});
+  Result<Args> args = Args::Parse(
+      context.argv, {{"json", false}, {"data", true}, {"rules", true}, {"python", true}});
   if (!args.ok()) return ReportError(context.err, "contract", args.status());
   if (!args->positional().empty()) {
     return ReportError(context.err, "contract",
@@ -124,6 +148,10 @@ int RunContract(CommandContext& context) {
   ContractOptions options;
   options.data_dir = args->Get("data");
   options.rules_path = args->Get("rules");
+  // An interpreter the user named must import torch; none found on PATH is recorded as null.
+  Result<std::optional<PythonFacts>> python = FindPythonIfAny(args->Get("python"));
+  if (!python.ok()) return ReportError(context.err, "contract", python.status());
+  options.python = *python;
   Result<Json> contract = GatherContract(options);
   if (!contract.ok()) return ReportError(context.err, "contract", contract.status());
   if (args->Has("json")) {

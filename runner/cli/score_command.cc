@@ -17,6 +17,7 @@
 #include "cli/commands.h"
 #include "cli/exit_codes.h"
 #include "contract/gather.h"
+#include "contract/python.h"
 #include "core/file.h"
 #include "core/sha256.h"
 #include "data/locate.h"
@@ -27,7 +28,6 @@
 #include "sandbox/lock.h"
 #include "sandbox/spawn.h"
 #include "scorer/prepare.h"
-#include "scorer/python.h"
 #include "scorer/run.h"
 
 namespace ratchet {
@@ -47,8 +47,9 @@ const char kScoreUsage[] =
     "  --out DIR       the evidence directory, which must not exist\n"
     "                  (default: evidence/score-<UTC time>-<seed commit prefix>)\n"
     "  --data DIR      search DIR first for datasets (see `ratchet datasets --help`)\n"
-    "  --python PATH   the interpreter for Python submissions (default: $RATCHET_PYTHON, else the\n"
-    "                  first python3 on PATH that imports torch)\n"
+    "  --python PATH   the interpreter for Python submissions, recorded in the lane for native ones\n"
+    "                  too (default: $RATCHET_PYTHON, else the first python3 on PATH that imports\n"
+    "                  torch)\n"
     "  --rules FILE    a rule-set file instead of the embedded mnist-a100/1.2.0\n"
     "\n"
     "exit codes: 0 qualified; 1 disqualified (every problem printed); 2 bad usage or input;\n"
@@ -111,6 +112,7 @@ Json CallsJson(const RunOutcome& outcome) {
                      {"draw_index", call.draw_index},
                      {"warmup_dataset", call.warmup_dataset},
                      {"warmup_draw_index", call.warmup_draw_index},
+                     {"inputs_sha256", call.inputs_sha256},
                      {"ms", call.ms},
                      {"parent_ms", call.parent_ms},
                      {"overhead_ms", call.overhead_ms},
@@ -223,11 +225,20 @@ int Run(CommandContext& context) {
   const std::string spec = args->positional().front();
   const bool native = spec.size() > 4 && (spec.rfind(".cpp") == spec.size() - 4 ||
                                           spec.find(".cpp:") != std::string::npos);
+  // A Python submission needs an interpreter with torch. A native one does not, but the lane
+  // records the machine's Python either way, so that native and Python runs on one machine share
+  // one lane (as `ratchet contract` prints it).
   std::string python;
+  std::optional<PythonFacts> python_facts;
   if (!native) {
     Result<PythonFacts> found = FindPython(args->Get("python"));
     if (!found.ok()) return fail(found.status());
     python = found->path;
+    python_facts = *found;
+  } else {
+    Result<std::optional<PythonFacts>> found = FindPythonIfAny(args->Get("python"));
+    if (!found.ok()) return fail(found.status());
+    python_facts = *found;
   }
   // The datasets stay out of a worker's reach, and so does this process.
   Status dumpable = MakeParentNonDumpable();
@@ -253,6 +264,7 @@ int Run(CommandContext& context) {
   ContractOptions contract_options;
   contract_options.data_dir = args->Get("data");
   contract_options.rules_path = args->Get("rules");
+  contract_options.python = python_facts;
   Result<Json> contract = GatherContract(contract_options);
   if (!contract.ok()) return fail(contract.status());
 

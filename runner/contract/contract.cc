@@ -65,6 +65,9 @@ Result<Json> BuildContract(const LockedInputs& locked, const MachineFacts& machi
                                                     {"labels_sha256", dataset.labels_sha256}}
                                              : Json(nullptr);
   }
+  Json workers = Json::object();
+  for (const auto& [name, sha256] : locked.workers) workers[name] = NullIfEmpty(sha256);
+  const std::optional<PythonFacts>& python = machine.python;
   Json contract = {
       {"schema", kContractSchema},
       {"locked",
@@ -73,19 +76,31 @@ Result<Json> BuildContract(const LockedInputs& locked, const MachineFacts& machi
           {"version", locked.harness_version},
           {"source_sha256", locked.harness_source_sha256}}},
         {"rules", {{"id", locked.rules_id}, {"sha256", locked.rules_sha256}}},
-        // The hashes of worker.py and check_source.py join here when the workers exist, and the
-        // sandbox policy's hash when the sandbox does (docs/contract.md).
-        {"workers", Json::object()},
+        {"workers", workers},
         {"datasets", datasets},
-        {"sandbox", nullptr}}},
+        {"sandbox",
+         {{"policy_sha256", locked.sandbox_policy_sha256}, {"uid", locked.sandbox_uid}}}}},
       {"lane",
-       {{"binaries", {{"ratchet", machine.binary_sha256}}},
+       {{"binaries",
+         {{"ratchet", machine.binary_sha256},
+          {"ratchet-worker", NullIfEmpty(machine.worker_binary_sha256)}}},
         {"toolchain",
-         {{"cxx", machine.cxx}, {"glibc", machine.glibc}, {"libraries", machine.libraries}}},
+         {{"cxx", machine.cxx},
+          {"libtorch", NullIfEmpty(machine.libtorch)},
+          // The interpreter's versions, not its path: one Python and torch installed in two
+          // places is one lane.
+          {"python", python ? Json(python->version) : Json(nullptr)},
+          {"python_torch", python ? Json(python->torch) : Json(nullptr)},
+          {"glibc", machine.glibc},
+          {"libraries", machine.libraries}}},
         {"device", DeviceJson(machine.device)}}},
-      {"observed", {{"processor", machine.processor}}}};
-  if (machine.device.uuid) contract["observed"]["device_uuid"] = *machine.device.uuid;
-  if (!machine.device.note.empty()) contract["observed"]["device_note"] = machine.device.note;
+      {"observed",
+       {{"processor", machine.processor}, {"sandbox", machine.sandbox_full ? "full" : "partial"}}}};
+  Json& observed = contract["observed"];
+  if (machine.device.uuid) observed["device_uuid"] = *machine.device.uuid;
+  if (!machine.device.note.empty()) observed["device_note"] = machine.device.note;
+  if (!machine.sandbox_full) observed["sandbox_note"] = machine.sandbox_partial_reason;
+  if (python) observed["python_path"] = python->path;
 
   Result<std::string> id = LaneId(contract["lane"]);
   if (!id.ok()) return id.status().Annotate("the contract's lane");

@@ -4,6 +4,9 @@
 #ifndef RATCHET_CONTRACT_CONTRACT_H_
 #define RATCHET_CONTRACT_CONTRACT_H_
 
+#include <cstdint>
+#include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -33,6 +36,11 @@ struct LockedInputs {
   std::string rules_id;
   std::string rules_sha256;
   std::vector<DatasetLock> datasets;  // each by its name; an absent one is locked as null
+  // The Python files the scorer runs, by file name ("worker.py", "check_source.py"): the sha256
+  // of each, or nullopt (locked as null) when this machine has none.
+  std::map<std::string, std::optional<std::string>> workers;
+  std::string sandbox_policy_sha256;  // SandboxPolicySha256(): the filter, limits and steps
+  uint32_t sandbox_uid = 0;           // the uid a worker runs as under the full sandbox: 65534
 };
 
 // The contract of `locked` inputs on the machine `machine` describes. Pure. An error when a

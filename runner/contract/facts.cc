@@ -8,8 +8,10 @@
 #include <memory>
 
 #include "contract/nvml.h"
+#include "contract/workers.h"
 #include "core/file.h"
 #include "core/sha256.h"
+#include "sandbox/spawn.h"
 
 namespace ratchet {
 namespace {
@@ -91,12 +93,38 @@ std::string ProcessorModel() {
   return text.ok() ? ParseProcessorModel(*text) : "unknown";
 }
 
+Result<std::optional<std::string>> Sha256IfPresent(const Result<std::string>& found) {
+  if (!found.ok()) {
+    if (found.status().code() == Status::Code::kUnavailable) return std::optional<std::string>();
+    return found.status();
+  }
+  Result<std::string> digest = Sha256File(*found);
+  if (!digest.ok()) return digest.status().Annotate("hashing " + *found);
+  return std::optional<std::string>(*digest);
+}
+
+Result<std::optional<std::string>> NativeLibtorchVersion() {
+  if (!PathExists(NativeToolchainPath())) return std::optional<std::string>();
+  Result<Json> toolchain = NativeToolchain();
+  // A description the worker's build wrote badly is the harness's problem, not the user's input.
+  if (!toolchain.ok()) return Status::Unavailable(toolchain.status().message());
+  auto libtorch = toolchain->find("libtorch");
+  if (libtorch == toolchain->end() || !libtorch->is_string()) return std::optional<std::string>();
+  return std::optional<std::string>(libtorch->get<std::string>());
+}
+
 Result<MachineFacts> GatherMachineFacts(const std::optional<std::string>& device_uuid) {
   MachineFacts facts;
   Result<std::string> binary = RunningBinarySha256();
   if (!binary.ok()) return binary.status();
   facts.binary_sha256 = *binary;
+  Result<std::optional<std::string>> worker = Sha256IfPresent(NativeWorkerPath());
+  if (!worker.ok()) return worker.status();
+  facts.worker_binary_sha256 = *worker;
   facts.cxx = CompilerVersion();
+  Result<std::optional<std::string>> libtorch = NativeLibtorchVersion();
+  if (!libtorch.ok()) return libtorch.status();
+  facts.libtorch = *libtorch;
   facts.glibc = GlibcVersion();
 
   // Before ProbeDevice: opening the driver's library loads it and what it needs.
@@ -116,6 +144,9 @@ Result<MachineFacts> GatherMachineFacts(const std::optional<std::string>& device
   if (!device.ok()) return device.status();
   facts.device = *device;
   facts.processor = ProcessorModel();
+  SandboxInfo sandbox = DescribeSandbox();
+  facts.sandbox_full = sandbox.full;
+  facts.sandbox_partial_reason = sandbox.partial_reason;
   return facts;
 }
 

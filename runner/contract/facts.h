@@ -1,7 +1,7 @@
-// The facts of this machine that a contract records: the running binary, the toolchain it was
-// built with, the libraries the process loaded, the device and the processor. Each is read by
-// one small function, so the contract builder (contract.h) takes plain values and a test can
-// hand it any machine.
+// The facts of this machine that a contract records: the running binary and the native worker,
+// the toolchains they were built with, the Python interpreter, the libraries the process loaded,
+// the device, the processor and the sandbox mode. Each is read by one small function, so the
+// contract builder (contract.h) takes plain values and a test can hand it any machine.
 #ifndef RATCHET_CONTRACT_FACTS_H_
 #define RATCHET_CONTRACT_FACTS_H_
 
@@ -11,6 +11,7 @@
 #include <string_view>
 #include <vector>
 
+#include "contract/python.h"
 #include "core/status.h"
 
 namespace ratchet {
@@ -37,12 +38,25 @@ struct DeviceFacts {
 };
 
 struct MachineFacts {
-  std::string binary_sha256;                     // the running executable's bytes
-  std::string cxx;                               // the compiler that built it: "g++ 12.2.0"
+  std::string binary_sha256;  // the running executable's bytes
+  // build/ratchet-worker's bytes (workers.h: NativeWorkerPath); nullopt when it is not built.
+  std::optional<std::string> worker_binary_sha256;
+  std::string cxx;  // the compiler that built it: "g++ 12.2.0"
+  // The libtorch the native worker was built with ("libtorch" of the native toolchain
+  // description, workers.h); nullopt when there is no description or it names none.
+  std::optional<std::string> libtorch;
+  // The interpreter of Python submissions (python.h); nullopt when none is known. Its versions
+  // are lane facts, its path is only recorded.
+  std::optional<PythonFacts> python;
   std::string glibc;                             // "2.36"
   std::map<std::string, std::string> libraries;  // name -> sha256
   DeviceFacts device;
   std::string processor;  // the CPU model; recorded, never part of the lane
+  // Whether workers here get the full sandbox or the partial one, and why not the full one
+  // (DescribeSandbox()); recorded, never part of the lane: a partial sandbox's times are not
+  // official, whatever their lane.
+  bool sandbox_full = false;
+  std::string sandbox_partial_reason;
 };
 
 // sha256 of /proc/self/exe: the file that actually runs, even if its path was replaced since.
@@ -59,9 +73,18 @@ Result<std::vector<LoadedLibrary>> LoadedLibraries();
 std::string ParseProcessorModel(std::string_view cpuinfo);
 std::string ProcessorModel();
 
-// All of the above. The libraries are read before the driver is opened, so the lane holds the
-// libraries of ratchet itself; the driver's own library is named by the driver version.
-// `device_uuid`: the board a worker runs on (nvml.h), or nullopt for device 0.
+// sha256 of the file at `found`, or nullopt when `found` is Unavailable (the file is not on this
+// machine); another error, or a file that cannot be read, is an error.
+Result<std::optional<std::string>> Sha256IfPresent(const Result<std::string>& found);
+// The "libtorch" of the native toolchain description (workers.h), or nullopt when there is no
+// description or it names none. A description that is there but unreadable or malformed is an
+// error (Unavailable: the build is broken).
+Result<std::optional<std::string>> NativeLibtorchVersion();
+
+// All of the above but the Python interpreter, which its caller knows (python.h). The libraries
+// are read before the driver is opened, so the lane holds the libraries of ratchet itself; the
+// driver's own library is named by the driver version. `device_uuid`: the board a worker runs
+// on (nvml.h), or nullopt for device 0.
 Result<MachineFacts> GatherMachineFacts(const std::optional<std::string>& device_uuid);
 
 }  // namespace ratchet

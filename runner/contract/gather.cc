@@ -3,10 +3,12 @@
 #include "contract/contract.h"
 #include "contract/facts.h"
 #include "contract/source_sha256.h"
+#include "contract/workers.h"
 #include "core/version.h"
 #include "data/locate.h"
 #include "data/registry.h"
 #include "rules/rule_set.h"
+#include "sandbox/policy.h"
 
 namespace ratchet {
 namespace {
@@ -59,9 +61,17 @@ Result<Json> GatherContract(const ContractOptions& options) {
     locked.datasets.push_back(
         {dataset.name, dataset.present, dataset.images_sha256, dataset.labels_sha256});
   }
+  for (const char* name : kPythonWorkerFiles) {
+    Result<std::optional<std::string>> digest = Sha256IfPresent(PythonWorkerFile(name));
+    if (!digest.ok()) return digest.status();
+    locked.workers[name] = *digest;
+  }
+  locked.sandbox_policy_sha256 = SandboxPolicySha256();
+  locked.sandbox_uid = kSandboxUid;
 
   Result<MachineFacts> machine = GatherMachineFacts(options.device_uuid);
   if (!machine.ok()) return machine.status();
+  machine->python = options.python;
   return BuildContract(locked, *machine);
 }
 

@@ -1,11 +1,13 @@
 // Gathers the contract of a run on this machine: the rule set and the datasets it would use,
-// the harness's source hash and version, and the machine's facts, handed to BuildContract.
+// the harness's source hash and version, the worker files and the sandbox policy, and the
+// machine's facts, handed to BuildContract.
 #ifndef RATCHET_CONTRACT_GATHER_H_
 #define RATCHET_CONTRACT_GATHER_H_
 
 #include <optional>
 #include <string>
 
+#include "contract/python.h"
 #include "core/canonical_json.h"
 #include "core/status.h"
 
@@ -15,10 +17,14 @@ struct ContractOptions {
   std::optional<std::string> data_dir;     // --data: searched first for the datasets
   std::optional<std::string> rules_path;   // --rules: a rule-set file; nullopt = the embedded one
   std::optional<std::string> device_uuid;  // the board a worker runs on; nullopt = device 0
+  // The interpreter of Python submissions (FindPython), whose versions the lane records;
+  // nullopt = none known, recorded as null. Found by the caller, which knows whether it needs one.
+  std::optional<PythonFacts> python;
 };
 
 // The errors are those of the rule set (BadInput naming the field), the dataset search (a
-// missing --data folder, a file with the wrong hash) and the machine's facts.
+// missing --data folder, a file with the wrong hash), a worker file that is there but cannot be
+// read, and the machine's facts. An absent worker file is null, not an error.
 Result<Json> GatherContract(const ContractOptions& options);
 
 }  // namespace ratchet

@@ -4,6 +4,7 @@
 
 #include <cstdlib>
 
+#include "contract/workers.h"
 #include "core/file.h"
 #include "core/sha256.h"
 #include "rules/pyformat.h"
@@ -115,25 +116,6 @@ Status BuildNative(const std::string& path, const std::string& source,
 }
 
 }  // namespace
-
-Result<Json> NativeToolchain() {
-  Result<std::string> self = SelfExecutable();
-  if (!self.ok()) return self.status();
-  const std::string path = DirName(*self) + "/ratchet-worker.native.json";
-  if (!PathExists(path)) {
-    return Status::Unavailable("no native toolchain description at " + path +
-                               " (the worker's build writes it; libtorch is needed: run scripts/setup)");
-  }
-  Result<std::string> text = ReadFile(path, 1 << 20);
-  if (!text.ok()) return text.status();
-  Result<Json> toolchain = ParseJson(*text, path);
-  if (!toolchain.ok()) return toolchain.status();
-  if (!toolchain->is_object() || !(*toolchain)["cxx"].is_string() ||
-      !(*toolchain)["flags"].is_array() || !(*toolchain)["libs"].is_array()) {
-    return Status::Unavailable(path + " lacks cxx, flags or libs");
-  }
-  return toolchain;
-}
 
 Result<Prepared> PrepareSubmission(const std::string& spec, const RuleSet& rules,
                                    const std::string& python,

@@ -28,10 +28,6 @@ Result<Prepared> PrepareSubmission(const std::string& spec, const RuleSet& rules
                                    const std::string& python,
                                    const std::vector<std::string>& covered);
 
-// The toolchain a native submission is compiled with (build/ratchet-worker.native.json, written
-// by the worker's build): the compiler, its flags and libraries, as JSON for the contract.
-Result<Json> NativeToolchain();
-
 }  // namespace ratchet
 
 #endif  // RATCHET_SCORER_PREPARE_H_

@@ -5,7 +5,9 @@
 #include <cmath>
 #include <cstdio>
 
+#include "contract/workers.h"
 #include "core/file.h"
+#include "core/sha256.h"
 #include "rules/pyformat.h"
 #include "sandbox/reap.h"
 #include "sandbox/spawn.h"
@@ -57,6 +59,15 @@ std::optional<CallFailure> Go(WorkerProcess& worker, const Draw* draw, bool null
   result->ms = ms.get<double>();
   result->labels = std::move(reply.payload);
   return std::nullopt;
+}
+
+// sha256 over train_x, train_y and test_x, in the input buffer's order and byte layout.
+std::string InputsSha256(const Draw& draw) {
+  Sha256 hash;
+  hash.Update(draw.train_x.data(), draw.train_x.size() * sizeof(float));
+  hash.Update(draw.train_y.data(), draw.train_y.size() * sizeof(int64_t));
+  hash.Update(draw.test_x.data(), draw.test_x.size() * sizeof(float));
+  return hash.HexDigest();
 }
 
 }  // namespace
@@ -206,6 +217,11 @@ Result<RunOutcome> ScoreOnce(const RunInputs& inputs, const ProgressSink& say) {
             worker.Request(Json{{"cmd", "gc"}}, rules.limits.stage_s, "collecting garbage", &reply)) {
       return fail(*failure);
     }
+    // The sha256 of the inputs as the worker will see them, taken just before the window opens:
+    // it goes into the evidence, and it reads the draw once, so that the write inside the window
+    // copies from cache as the calibration's writes did (a cold copy would add its memory
+    // traffic to the call's unexplained time).
+    record.inputs_sha256 = InputsSha256(*timed);
     GoResult timed_result;
     if (std::optional<CallFailure> failure =
             Go(worker, &*timed, false, rules.limits.max_call_ms / 1e3 + rules.limits.timed_call_grace_s,

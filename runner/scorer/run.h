@@ -48,6 +48,7 @@ struct CallRecord {
   double ms = 0, parent_ms = 0, overhead_ms = 0;
   int64_t correct = 0, total = 0;
   std::string worker_exit;
+  std::string inputs_sha256;  // of the timed call's inputs, as laid out in the input buffer
   std::string labels;  // the predicted labels, one byte each
   std::string log;     // the tail of the worker's output
   uint64_t log_total_bytes = 0;

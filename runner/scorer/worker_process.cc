@@ -59,11 +59,6 @@ Status ChownTree(const std::string& root, uid_t uid) {
   return Status::Ok();
 }
 
-std::string ExeFolder() {
-  Result<std::string> self = SelfExecutable();
-  return self.ok() ? DirName(*self) : ".";
-}
-
 }  // namespace
 
 // Drains the worker's stdout/stderr pipe on a thread, keeping the last `cap` bytes, so that a
@@ -93,26 +88,6 @@ struct WorkerProcess::LogReader {
     if (fd >= 0) close(fd);
   }
 };
-
-Result<std::string> NativeWorkerPath() {
-  std::string path = ExeFolder() + "/ratchet-worker";
-  if (access(path.c_str(), X_OK) != 0) {
-    return Status::Unavailable("no native worker at " + path +
-                               " (it is built with libtorch: Debian's libtorch-dev; run scripts/setup)");
-  }
-  return path;
-}
-
-Result<std::string> PythonWorkerFile(const std::string& name) {
-  const char* override_dir = std::getenv("RATCHET_WORKER_DIR");
-  std::string folder = override_dir && *override_dir ? override_dir : ExeFolder() + "/../runner/worker";
-  std::string path = folder + "/" + name;
-  if (!PathExists(path)) {
-    return Status::Unavailable("no " + name + " at " + path +
-                               " (set $RATCHET_WORKER_DIR to the folder that holds it)");
-  }
-  return path;
-}
 
 Result<std::string> MakeWorkerFolder(const std::vector<std::string>& copies) {
   char pattern[] = "/tmp/ratchet-worker-XXXXXX";

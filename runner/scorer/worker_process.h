@@ -88,11 +88,6 @@ std::vector<std::string> WorkerEnvironment(const std::string& folder,
 // argv with kWorkerFolderToken replaced by `folder`.
 std::vector<std::string> ExpandFolder(const std::vector<std::string>& argv, const std::string& folder);
 
-// The worker programs beside the ratchet binary: build/ratchet-worker and the Python adapter in
-// the checkout's runner/worker/ ($RATCHET_WORKER_DIR overrides the folder of the Python files).
-Result<std::string> NativeWorkerPath();
-Result<std::string> PythonWorkerFile(const std::string& name);  // "worker.py", "check_source.py"
-
 }  // namespace ratchet
 
 #endif  // RATCHET_SCORER_WORKER_PROCESS_H_

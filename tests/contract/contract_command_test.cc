@@ -1,10 +1,12 @@
 // `ratchet contract` as a user runs it: the built binary, its output and its exit codes.
 #include <fcntl.h>
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <cstdlib>
+#include <optional>
 
 #include "contract/contract.h"
 #include "contract/source_sha256.h"
@@ -13,6 +15,7 @@
 #include "core/sha256.h"
 #include "core/version.h"
 #include "rules/rule_set.h"
+#include "sandbox/policy.h"
 #include "support/run_binary.h"
 #include "support/temp_dir.h"
 
@@ -78,6 +81,12 @@ class ContractCommand : public ::testing::Test {
   std::string folder_;
 };
 
+std::string Sha256Of(const std::string& path) {
+  Result<std::string> digest = Sha256File(path);
+  EXPECT_TRUE(digest.ok()) << digest.status().ToString();
+  return digest.ok() ? *digest : "";
+}
+
 bool IsHex(const Json& value, size_t length) {
   if (!value.is_string()) return false;
   const std::string text = value;
@@ -100,8 +109,21 @@ TEST_F(ContractCommand, JsonHasTheDocumentedShape) {
                 (IsHex(dataset["images_sha256"], 64) && IsHex(dataset["labels_sha256"], 64)))
         << name << ": " << dataset;
   }
-  EXPECT_EQ(contract["locked"]["workers"], Json::object());
-  EXPECT_TRUE(contract["locked"]["sandbox"].is_null());
+  // The worker files the scorer runs: in the checkout the binary was built in, unless
+  // $RATCHET_WORKER_DIR names another folder; null where there is none.
+  const char* worker_dir = std::getenv("RATCHET_WORKER_DIR");
+  const std::string workers = worker_dir != nullptr && *worker_dir != '\0'
+                                  ? worker_dir
+                                  : DirName(binary_) + "/../runner/worker";
+  EXPECT_EQ(contract["locked"]["workers"].size(), 2u) << contract["locked"]["workers"];
+  for (const char* name : {"worker.py", "check_source.py"}) {
+    const std::string path = workers + "/" + name;
+    EXPECT_EQ(contract["locked"]["workers"][name],
+              PathExists(path) ? Json(Sha256Of(path)) : Json(nullptr))
+        << path;
+  }
+  EXPECT_EQ(contract["locked"]["sandbox"],
+            Json({{"policy_sha256", SandboxPolicySha256()}, {"uid", 65534}}));
 
   Json lane = contract["lane"];
   ASSERT_TRUE(IsHex(lane["id"], 16)) << lane["id"];
@@ -109,10 +131,171 @@ TEST_F(ContractCommand, JsonHasTheDocumentedShape) {
   ASSERT_TRUE(id.ok());
   EXPECT_EQ(lane["id"], *id);
   EXPECT_EQ(lane["binaries"]["ratchet"], *Sha256File(binary_));
-  EXPECT_TRUE(lane["toolchain"]["libraries"].contains("libc.so.6"));
-  EXPECT_TRUE(lane["toolchain"]["libraries"].contains("libcrypto.so.3"));
+  // The native worker and the libtorch it was built with, read beside the binary.
+  const std::string worker = DirName(binary_) + "/ratchet-worker";
+  EXPECT_EQ(lane["binaries"]["ratchet-worker"],
+            access(worker.c_str(), X_OK) == 0 ? Json(Sha256Of(worker)) : Json(nullptr));
+  Json libtorch = nullptr;
+  if (Result<std::string> text = ReadFile(DirName(binary_) + "/ratchet-worker.native.json");
+      text.ok()) {
+    libtorch = (*ParseJson(*text, "native toolchain")).value("libtorch", Json());
+  }
+  const Json& toolchain = lane["toolchain"];
+  EXPECT_EQ(toolchain["libtorch"], libtorch);
+  EXPECT_TRUE(toolchain["libraries"].contains("libc.so.6"));
+  EXPECT_TRUE(toolchain["libraries"].contains("libcrypto.so.3"));
+  // An interpreter is found or not; its two versions and its path come together.
+  ASSERT_TRUE(toolchain.contains("python") && toolchain.contains("python_torch")) << toolchain;
+  EXPECT_EQ(toolchain["python"].is_string(), toolchain["python_torch"].is_string());
+  EXPECT_EQ(toolchain["python"].is_string(), contract["observed"].contains("python_path"));
   EXPECT_TRUE(lane["device"]["kind"] == "cpu" || lane["device"]["kind"] == "cuda");
   EXPECT_TRUE(contract["observed"]["processor"].is_string());
+  EXPECT_EQ(contract["observed"]["sandbox"], geteuid() == 0 ? "full" : "partial");
+  EXPECT_EQ(contract["observed"].contains("sandbox_note"), geteuid() != 0);
+}
+
+// Sets an environment variable (or unsets it, for nullptr) for the life of this object, for the
+// ratchet that RunRatchet starts.
+class ScopedEnv {
+ public:
+  ScopedEnv(const char* name, const char* value) : name_(name) {
+    if (const char* old = std::getenv(name)) old_ = old;
+    value != nullptr ? setenv(name, value, 1) : unsetenv(name);
+  }
+  ~ScopedEnv() { old_ ? setenv(name_.c_str(), old_->c_str(), 1) : unsetenv(name_.c_str()); }
+
+ private:
+  std::string name_;
+  std::optional<std::string> old_;
+};
+
+Json ParsedContract(const BinaryRun& run) {
+  EXPECT_EQ(run.exit_code, 0) << run.err;
+  Result<Json> parsed = ParseJson(run.out, "ratchet contract --json");
+  EXPECT_TRUE(parsed.ok()) << parsed.status().ToString() << "\n" << run.out;
+  return parsed.ok() ? *parsed : Json::object();
+}
+
+TEST(ContractWorkers, TheWorkerFilesOfRatchetWorkerDirAreLockedByContent) {
+  TempDir dir;
+  const std::string worker = "# a worker\nprint('ready')\n";
+  ASSERT_TRUE(WriteFileAtomic(dir / "worker.py", worker).ok());
+  ScopedEnv env("RATCHET_WORKER_DIR", dir.path().c_str());
+  Json contract = ParsedContract(RunRatchet({"contract", "--json"}));
+  EXPECT_EQ(contract["locked"]["workers"],
+            Json({{"worker.py", Sha256Hex(worker)}, {"check_source.py", nullptr}}));
+
+  BinaryRun listing = RunRatchet({"contract"});
+  EXPECT_EQ(listing.exit_code, 0) << listing.err;
+  EXPECT_NE(listing.out.find("check_source.py absent"), std::string::npos) << listing.out;
+  EXPECT_NE(listing.out.find("worker.py       sha256 " + Sha256Hex(worker)), std::string::npos)
+      << listing.out;
+}
+
+TEST(ContractWorkers, TheNativeWorkerAndItsToolchainAreReadBesideTheBinary) {
+  // A copy of ratchet in DIR/bin, with nothing beside it yet.
+  TempDir dir;
+  ASSERT_EQ(mkdir((dir / "bin").c_str(), 0755), 0);
+  Result<std::string> bytes = ReadFile(RatchetBinary());
+  ASSERT_TRUE(bytes.ok()) << bytes.status().ToString();
+  const std::string copy = dir / "bin/ratchet";
+  ASSERT_TRUE(WriteFileAtomic(copy, *bytes).ok());
+  ASSERT_EQ(chmod(copy.c_str(), 0755), 0);
+  ScopedEnv binary("RATCHET_BINARY", copy.c_str());
+  ScopedEnv no_worker_dir("RATCHET_WORKER_DIR", nullptr);
+
+  Json bare = ParsedContract(RunRatchet({"contract", "--json"}));
+  EXPECT_TRUE(bare["lane"]["binaries"]["ratchet-worker"].is_null()) << bare["lane"];
+  EXPECT_TRUE(bare["lane"]["toolchain"]["libtorch"].is_null()) << bare["lane"];
+  EXPECT_EQ(bare["locked"]["workers"],
+            Json({{"worker.py", nullptr}, {"check_source.py", nullptr}}));
+
+  // A worker, its toolchain description and DIR/runner/worker/worker.py, as a build leaves them.
+  const std::string worker = "#!/bin/sh\nexit 0\n";
+  ASSERT_TRUE(WriteFileAtomic(dir / "bin/ratchet-worker", worker).ok());
+  ASSERT_EQ(chmod((dir / "bin/ratchet-worker").c_str(), 0755), 0);
+  ASSERT_TRUE(WriteFileAtomic(dir / "bin/ratchet-worker.native.json",
+                              R"({"cxx": "/usr/bin/c++", "flags": [], "libs": [],)"
+                              R"( "libtorch": "2.5.1"})")
+                  .ok());
+  ASSERT_EQ(mkdir((dir / "runner").c_str(), 0755), 0);
+  ASSERT_EQ(mkdir((dir / "runner/worker").c_str(), 0755), 0);
+  ASSERT_TRUE(WriteFileAtomic(dir / "runner/worker/worker.py", "pass\n").ok());
+  Json built = ParsedContract(RunRatchet({"contract", "--json"}));
+  EXPECT_EQ(built["lane"]["binaries"]["ratchet-worker"], Sha256Hex(worker));
+  EXPECT_EQ(built["lane"]["toolchain"]["libtorch"], "2.5.1");
+  EXPECT_EQ(built["locked"]["workers"],
+            Json({{"worker.py", Sha256Hex("pass\n")}, {"check_source.py", nullptr}}));
+  EXPECT_NE(built["lane"]["id"], bare["lane"]["id"]);
+
+  // A description the build left broken is the harness's failure.
+  ASSERT_TRUE(WriteFileAtomic(dir / "bin/ratchet-worker.native.json", "{\"cxx\": ").ok());
+  BinaryRun broken = RunRatchet({"contract", "--json"});
+  EXPECT_EQ(broken.exit_code, 3) << broken.err;
+  EXPECT_NE(broken.err.find("ratchet-worker.native.json"), std::string::npos) << broken.err;
+  EXPECT_TRUE(broken.out.empty()) << broken.out;
+}
+
+// A stand-in interpreter that answers the probe (sys.executable, the version, torch's version)
+// without importing anything.
+std::string FakePython(const TempDir& dir, const std::string& name = "python3",
+                       const std::string& version = "3.99.1") {
+  const std::string path = dir / name;
+  EXPECT_TRUE(WriteFileAtomic(path, "#!/bin/sh\necho /opt/fake/bin/" + name + "\necho " + version +
+                                        "\necho 9.9.9+fake\n")
+                  .ok());
+  EXPECT_EQ(chmod(path.c_str(), 0755), 0);
+  return path;
+}
+
+TEST(ContractPython, TheNamedInterpretersVersionsJoinTheLaneAndItsPathIsObserved) {
+  TempDir dir;
+  const std::string python = FakePython(dir);
+  Json named = ParsedContract(RunRatchet({"contract", "--json", "--python", python}));
+  EXPECT_EQ(named["lane"]["toolchain"]["python"], "3.99.1");
+  EXPECT_EQ(named["lane"]["toolchain"]["python_torch"], "9.9.9+fake");
+  EXPECT_EQ(named["observed"]["python_path"], "/opt/fake/bin/python3");
+
+  // $RATCHET_PYTHON names it as well; the flag wins over the variable.
+  ScopedEnv env("RATCHET_PYTHON", python.c_str());
+  EXPECT_EQ(ParsedContract(RunRatchet({"contract", "--json"}))["lane"], named["lane"]);
+  const std::string other = FakePython(dir, "python3.12", "3.12.7");
+  Json flagged = ParsedContract(RunRatchet({"contract", "--json", "--python", other}));
+  EXPECT_EQ(flagged["lane"]["toolchain"]["python"], "3.12.7");
+  EXPECT_EQ(flagged["observed"]["python_path"], "/opt/fake/bin/python3.12");
+
+  BinaryRun listing = RunRatchet({"contract", "--python", python});
+  EXPECT_NE(listing.out.find("3.99.1, torch 9.9.9+fake"), std::string::npos) << listing.out;
+}
+
+TEST(ContractPython, ANamedInterpreterThatCannotImportTorchExitsTwo) {
+  BinaryRun run = RunRatchet({"contract", "--json", "--python", "/bin/false"});
+  EXPECT_EQ(run.exit_code, 2) << run.err;
+  EXPECT_NE(run.err.find("/bin/false cannot import torch"), std::string::npos) << run.err;
+  EXPECT_TRUE(run.out.empty()) << run.out;
+
+  ScopedEnv env("RATCHET_PYTHON", "/bin/false");
+  run = RunRatchet({"contract", "--json"});
+  EXPECT_EQ(run.exit_code, 2) << run.err;
+  EXPECT_NE(run.err.find("$RATCHET_PYTHON"), std::string::npos) << run.err;
+}
+
+TEST(ContractPython, NoInterpreterOnPathIsNullNotAnError) {
+  TempDir empty;
+  ScopedEnv no_variable("RATCHET_PYTHON", nullptr);
+  ScopedEnv path("PATH", empty.path().c_str());
+  Json contract = ParsedContract(RunRatchet({"contract", "--json"}));
+  const Json& toolchain = contract["lane"]["toolchain"];
+  ASSERT_TRUE(toolchain.contains("python") && toolchain.contains("python_torch")) << toolchain;
+  EXPECT_TRUE(toolchain["python"].is_null());
+  EXPECT_TRUE(toolchain["python_torch"].is_null());
+  EXPECT_FALSE(contract["observed"].contains("python_path"));
+
+  // Another interpreter is another lane.
+  TempDir dir;
+  Json with = ParsedContract(RunRatchet({"contract", "--json", "--python", FakePython(dir)}));
+  EXPECT_NE(with["lane"]["id"], contract["lane"]["id"]);
+  EXPECT_TRUE(DiffLocked(with, contract).empty());
 }
 
 TEST_F(ContractCommand, LaneIdIsStableAcrossRuns) {
@@ -126,8 +309,11 @@ TEST_F(ContractCommand, ListingNamesEachPart) {
   for (const std::string& expected :
        {std::string("harness"), std::string("mnist-a100/1.2.0"),
         contract["locked"]["harness"]["source_sha256"].get<std::string>(), std::string("kmnist"),
-        std::string("sandbox"), "lane " + contract["lane"]["id"].get<std::string>(),
-        std::string("libc.so.6"), std::string("device"), std::string("processor")}) {
+        std::string("sandbox"), std::string("worker.py"), std::string("check_source.py"),
+        "policy      sha256 " + contract["locked"]["sandbox"]["policy_sha256"].get<std::string>(),
+        "lane " + contract["lane"]["id"].get<std::string>(), std::string("ratchet-worker"),
+        std::string("libtorch"), std::string("python"), std::string("libc.so.6"),
+        std::string("device"), std::string("processor")}) {
     EXPECT_NE(run.out.find(expected), std::string::npos) << expected << " in\n" << run.out;
   }
 }
@@ -253,7 +439,7 @@ TEST_F(ContractCommand, UnknownOptionExitsTwo) {
 TEST_F(ContractCommand, HelpListsEveryOption) {
   CommandRun run = Contract({"--help"});
   EXPECT_EQ(run.exit_code, 0);
-  for (const char* option : {"--json", "--data DIR", "--rules FILE"}) {
+  for (const char* option : {"--json", "--data DIR", "--rules FILE", "--python PATH"}) {
     EXPECT_NE(run.out.find(option), std::string::npos) << option;
   }
 }

@@ -21,13 +21,19 @@ LockedInputs FixedLocked() {
   locked.datasets = {{"mnist", true, std::string(64, '1'), std::string(64, '2')},
                      {"fashion", true, std::string(64, '3'), std::string(64, '4')},
                      {"kmnist", false, "", ""}};
+  locked.workers = {{"worker.py", std::string(64, '5')}, {"check_source.py", std::string(64, '6')}};
+  locked.sandbox_policy_sha256 = std::string(64, '7');
+  locked.sandbox_uid = 65534;
   return locked;
 }
 
 MachineFacts FixedCudaMachine() {
   MachineFacts machine;
   machine.binary_sha256 = std::string(64, 'c');
+  machine.worker_binary_sha256 = std::string(64, '8');
   machine.cxx = "g++ 12.2.0";
+  machine.libtorch = "2.5.1";
+  machine.python = PythonFacts{"/usr/bin/python3", "3.11.2", "2.5.1+cu124"};
   machine.glibc = "2.36";
   machine.libraries = {{"libc.so.6", std::string(64, 'd')},
                        {"libcrypto.so.3", std::string(64, 'e')}};
@@ -39,6 +45,7 @@ MachineFacts FixedCudaMachine() {
   machine.device.power_limit_mw = 700000;
   machine.device.uuid = "GPU-00000000-1111-2222-3333-444444444444";
   machine.processor = "AMD EPYC 9654 96-Core Processor";
+  machine.sandbox_full = true;
   return machine;
 }
 
@@ -92,6 +99,13 @@ TEST(ContractBuilder, LaneIdChangesWhenAnyLaneFieldChanges) {
       {"vbios", [](MachineFacts& m) { m.device.vbios = "96.00.99.00.02"; }},
       {"power limit", [](MachineFacts& m) { m.device.power_limit_mw = 600000; }},
       {"power unknown", [](MachineFacts& m) { m.device.power_limit_mw.reset(); }},
+      {"worker binary", [](MachineFacts& m) { m.worker_binary_sha256 = std::string(64, '9'); }},
+      {"worker binary absent", [](MachineFacts& m) { m.worker_binary_sha256.reset(); }},
+      {"libtorch", [](MachineFacts& m) { m.libtorch = "2.5.0"; }},
+      {"libtorch absent", [](MachineFacts& m) { m.libtorch.reset(); }},
+      {"python", [](MachineFacts& m) { m.python->version = "3.12.1"; }},
+      {"python torch", [](MachineFacts& m) { m.python->torch = "2.5.1+cu121"; }},
+      {"python absent", [](MachineFacts& m) { m.python.reset(); }},
   };
   std::set<std::string> ids = {LaneIdOf(FixedCudaMachine())};
   for (const auto& [what, change] : changes) {
@@ -112,10 +126,48 @@ TEST(ContractBuilder, ProcessorAndBoardIdentityStayOutOfTheLane) {
   EXPECT_EQ(b["observed"]["device_uuid"], "GPU-99999999-1111-2222-3333-444444444444");
 }
 
+TEST(ContractBuilder, PythonPathAndSandboxModeAreObservedNotLane) {
+  MachineFacts other = FixedCudaMachine();
+  other.python->path = "/opt/venv/bin/python3";
+  other.sandbox_full = false;
+  other.sandbox_partial_reason = "ratchet runs as uid 1000, not root";
+  Json a = Build(FixedLocked(), FixedCudaMachine());
+  Json b = Build(FixedLocked(), other);
+  EXPECT_EQ(a["lane"], b["lane"]);
+  EXPECT_EQ(a["observed"]["python_path"], "/usr/bin/python3");
+  EXPECT_EQ(a["observed"]["sandbox"], "full");
+  EXPECT_FALSE(a["observed"].contains("sandbox_note"));
+  EXPECT_EQ(b["observed"]["python_path"], "/opt/venv/bin/python3");
+  EXPECT_EQ(b["observed"]["sandbox"], "partial");
+  EXPECT_EQ(b["observed"]["sandbox_note"], "ratchet runs as uid 1000, not root");
+}
+
+TEST(ContractBuilder, WhatThisMachineLacksIsNull) {
+  LockedInputs locked = FixedLocked();
+  locked.workers["check_source.py"].reset();
+  MachineFacts machine = FixedCudaMachine();
+  machine.worker_binary_sha256.reset();
+  machine.libtorch.reset();
+  machine.python.reset();
+  Json contract = Build(locked, machine);
+  EXPECT_EQ(contract["locked"]["workers"],
+            Json({{"check_source.py", nullptr}, {"worker.py", std::string(64, '5')}}));
+  EXPECT_EQ(contract["lane"]["binaries"],
+            Json({{"ratchet", std::string(64, 'c')}, {"ratchet-worker", nullptr}}));
+  const Json& toolchain = contract["lane"]["toolchain"];
+  for (const char* field : {"libtorch", "python", "python_torch"}) {
+    ASSERT_TRUE(toolchain.contains(field)) << field;
+    EXPECT_TRUE(toolchain[field].is_null()) << field;
+  }
+  EXPECT_FALSE(contract["observed"].contains("python_path"));
+}
+
 TEST(ContractBuilder, LockedInputsStayOutOfTheLane) {
   LockedInputs locked = FixedLocked();
   locked.rules_sha256 = std::string(64, '9');
   locked.datasets[2] = {"kmnist", true, std::string(64, '5'), std::string(64, '6')};
+  locked.workers["worker.py"] = std::string(64, '0');
+  locked.sandbox_policy_sha256 = std::string(64, '0');
   EXPECT_EQ(Build(locked, FixedCudaMachine())["lane"]["id"],
             Build(FixedLocked(), FixedCudaMachine())["lane"]["id"]);
 }
@@ -170,6 +222,18 @@ TEST(ContractDiff, NamesEveryChangedLeafAndNothingElse) {
                                       "locked.harness.version", "locked.rules.sha256"}));
 }
 
+TEST(ContractDiff, NamesTheWorkerFilesAndTheSandboxPolicy) {
+  LockedInputs changed = FixedLocked();
+  changed.workers["worker.py"] = std::string(64, '0');
+  changed.workers["check_source.py"].reset();  // absent on the other machine
+  changed.sandbox_policy_sha256 = std::string(64, '0');
+  changed.sandbox_uid = 1000;
+  EXPECT_EQ(
+      DiffLocked(Build(FixedLocked(), FixedCudaMachine()), Build(changed, FixedCudaMachine())),
+      (std::vector<std::string>{"locked.sandbox.policy_sha256", "locked.sandbox.uid",
+                                "locked.workers.check_source.py", "locked.workers.worker.py"}));
+}
+
 TEST(ContractDiff, DatasetThatAppearedIsNamedOnce) {
   LockedInputs changed = FixedLocked();
   changed.datasets[2] = {"kmnist", true, std::string(64, '5'), std::string(64, '6')};
@@ -181,7 +245,7 @@ TEST(ContractDiff, DatasetThatAppearedIsNamedOnce) {
 TEST(ContractDiff, NamesAddedAndRemovedKeys) {
   Json a = Build(FixedLocked(), FixedCudaMachine());
   Json b = a;
-  b["locked"]["workers"]["worker.py"] = std::string(64, '8');
+  b["locked"]["workers"].erase("worker.py");
   b["locked"]["harness"].erase("name");
   EXPECT_EQ(DiffLocked(a, b),
             (std::vector<std::string>{"locked.harness.name", "locked.workers.worker.py"}));
@@ -192,6 +256,9 @@ TEST(ContractDiff, IgnoresTheLaneAndWhatWasObserved) {
   MachineFacts other = FixedCudaMachine();
   other.device = DeviceFacts();
   other.processor = "another";
+  other.worker_binary_sha256.reset();
+  other.python.reset();
+  other.sandbox_full = false;
   EXPECT_TRUE(
       DiffLocked(Build(FixedLocked(), FixedCudaMachine()), Build(FixedLocked(), other)).empty());
 }

@@ -7,6 +7,8 @@
 #include <openssl/evp.h>
 #include <unistd.h>
 
+#include <cerrno>
+
 #include "core/file.h"
 #include "core/sha256.h"
 
@@ -96,6 +98,29 @@ TEST(ContractFacts, GatheredFactsAgreeWithTheirParts) {
   EXPECT_EQ(facts->libraries.at("libc.so.6"), Sha256Of(libc));
   EXPECT_EQ(facts->libraries.count("libnvidia-ml.so.1"), 0u);
   EXPECT_FALSE(facts->processor.empty());
+  // The test binary has no ratchet-worker beside it, and the caller names the interpreter.
+  EXPECT_FALSE(facts->worker_binary_sha256.has_value());
+  EXPECT_FALSE(facts->python.has_value());
+  EXPECT_EQ(facts->sandbox_full, geteuid() == 0);
+  EXPECT_EQ(facts->sandbox_partial_reason.empty(), facts->sandbox_full);
+}
+
+TEST(ContractFacts, AFileThatIsNotThereHasNoHashButOneThatCannotBeReadIsAnError) {
+  Result<std::optional<std::string>> absent =
+      Sha256IfPresent(Status::Unavailable("no worker.py at /nowhere/worker.py"));
+  ASSERT_TRUE(absent.ok()) << absent.status().ToString();
+  EXPECT_FALSE(absent->has_value());
+
+  Result<std::string> self = SelfExecutable();
+  ASSERT_TRUE(self.ok());
+  Result<std::optional<std::string>> present = Sha256IfPresent(*self);
+  ASSERT_TRUE(present.ok()) << present.status().ToString();
+  EXPECT_EQ(present->value_or(""), Sha256Of(*self));
+
+  // A path that was found but is a folder, or an error other than "not there", stays an error.
+  Result<std::optional<std::string>> folder = Sha256IfPresent(DirName(*self));
+  EXPECT_FALSE(folder.ok());
+  EXPECT_FALSE(Sha256IfPresent(Status::IOError("stat /x", EACCES)).ok());
 }
 
 }  // namespace

@@ -11,17 +11,18 @@
 #include <sys/stat.h>
 
 #include <chrono>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <regex>
 #include <set>
 
+#include "contract/python.h"
 #include "core/canonical_json.h"
 #include "core/file.h"
 #include "evidence/reader.h"
 #include "rules/rule_set.h"
 #include "sandbox/reap.h"
-#include "scorer/python.h"
 #include "support/run_binary.h"
 #include "support/temp_dir.h"
 
@@ -93,6 +94,42 @@ TEST(ScoreCommandTest, NearestClassMeanQualifiesAtALooseBandWithCompleteEvidence
     EXPECT_GT(call["correct"].get<int>(), 5000);
   }
   EXPECT_TRUE(PathExists(out + "/records/ncm/run-1/labels/04.u8"));
+}
+
+// The C++ twin, compiled under the sandbox into the cache, then run by ratchet-worker; the second
+// score finds the compiled object in the cache.
+TEST(ScoreCommandTest, NativeNearestClassMeanQualifiesAndItsBuildIsCached) {
+  const std::string worker = DirName(RatchetBinary()) + "/ratchet-worker";
+  if (!PathExists(worker)) GTEST_SKIP() << "no " << worker << " (libtorch absent)";
+  TempDir dir;
+  const std::string rules = FastRules(dir);
+  const std::string cache = "RATCHET_CACHE=" + (dir / "cache");
+  for (const char* out : {"first", "second"}) {
+    BinaryRun run = RunRatchet({"score", SourceDir() + "/baselines/submissions/ncm.cpp", "--band",
+                                "3000", "--rules", rules, "--out", dir / out},
+                               {cache});
+    ASSERT_EQ(run.exit_code, 0) << run.out << run.err;
+    EXPECT_EQ(Report(dir / out)["records"]["ncm"]["outcome"]["status"], "qualified");
+  }
+  int built = 0;
+  for (auto& entry : std::filesystem::directory_iterator(dir / "cache/native")) {
+    built += entry.path().extension() == ".so";
+  }
+  EXPECT_EQ(built, 1);
+}
+
+TEST(ScoreCommandTest, ANativeFileThatDoesNotCompileIsRuleSource) {
+  const std::string worker = DirName(RatchetBinary()) + "/ratchet-worker";
+  if (!PathExists(worker)) GTEST_SKIP() << "no " << worker << " (libtorch absent)";
+  TempDir dir;
+  ASSERT_TRUE(WriteFileAtomic(dir / "broken.cpp",
+                              "#include <ratchet/method.h>\nthis is not C++;\n").ok());
+  BinaryRun run = RunRatchet({"score", dir / "broken.cpp", "--rules", FastRules(dir), "--out",
+                              dir / "ev"},
+                             {"RATCHET_CACHE=" + (dir / "cache")});
+  EXPECT_EQ(run.exit_code, 1) << run.out << run.err;
+  EXPECT_NE(run.out.find("does not compile"), std::string::npos) << run.out;
+  EXPECT_EQ(Broken(Report(dir / "ev")), std::set<std::string>{"source"});
 }
 
 // Every red-team file: its first line says "expected: <rules>" or "expected: scored like ncm.py".

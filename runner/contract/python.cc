@@ -1,4 +1,4 @@
-#include "scorer/python.h"
+#include "contract/python.h"
 
 #include <cstdlib>
 
@@ -10,6 +10,28 @@ namespace {
 constexpr char kProbe[] =
     "import sys, torch; print(sys.executable); "
     "print('%d.%d.%d' % sys.version_info[:3]); print(torch.__version__)";
+
+// The search of FindPython: nullopt when it came to PATH and no python3 there imports torch, and
+// then `tried` lists the ones that did not.
+Result<std::optional<PythonFacts>> Search(const std::optional<std::string>& flag,
+                                          std::string* tried) {
+  if (flag) {
+    Result<PythonFacts> facts = ProbePython(*flag);
+    if (!facts.ok()) return facts.status();
+    return std::optional<PythonFacts>(*facts);
+  }
+  if (const char* variable = std::getenv("RATCHET_PYTHON"); variable && *variable) {
+    Result<PythonFacts> facts = ProbePython(variable);
+    if (!facts.ok()) return facts.status().Annotate("$RATCHET_PYTHON");
+    return std::optional<PythonFacts>(*facts);
+  }
+  for (const std::string& candidate : FindAllOnPath("python3")) {
+    Result<PythonFacts> facts = ProbePython(candidate);
+    if (facts.ok()) return std::optional<PythonFacts>(*facts);
+    *tried += (tried->empty() ? "" : ", ") + candidate;
+  }
+  return std::optional<PythonFacts>();
+}
 
 }  // namespace
 
@@ -35,21 +57,18 @@ Result<PythonFacts> ProbePython(const std::string& path) {
 }
 
 Result<PythonFacts> FindPython(const std::optional<std::string>& flag) {
-  if (flag) return ProbePython(*flag);
-  if (const char* variable = std::getenv("RATCHET_PYTHON"); variable && *variable) {
-    Result<PythonFacts> facts = ProbePython(variable);
-    if (!facts.ok()) return facts.status().Annotate("$RATCHET_PYTHON");
-    return facts;
-  }
   std::string tried;
-  for (const std::string& candidate : FindAllOnPath("python3")) {
-    Result<PythonFacts> facts = ProbePython(candidate);
-    if (facts.ok()) return facts;
-    tried += (tried.empty() ? "" : ", ") + candidate;
-  }
+  Result<std::optional<PythonFacts>> found = Search(flag, &tried);
+  if (!found.ok()) return found.status();
+  if (*found) return **found;
   return Status::Unavailable("no python3 on PATH imports torch" +
                              (tried.empty() ? std::string() : " (tried " + tried + ")") +
                              "; name one with --python or $RATCHET_PYTHON (Debian: python3-torch)");
+}
+
+Result<std::optional<PythonFacts>> FindPythonIfAny(const std::optional<std::string>& flag) {
+  std::string tried;
+  return Search(flag, &tried);
 }
 
 }  // namespace ratchet

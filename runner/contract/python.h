@@ -1,8 +1,8 @@
 // The Python interpreter for Python submissions, found as a user expects: --python, then
 // $RATCHET_PYTHON, then the first python3 on PATH that imports torch. Its versions go into the
-// lane, since a different interpreter or torch can move a time.
-#ifndef RATCHET_SCORER_PYTHON_H_
-#define RATCHET_SCORER_PYTHON_H_
+// lane (docs/contract.md), since a different interpreter or torch can move a time.
+#ifndef RATCHET_CONTRACT_PYTHON_H_
+#define RATCHET_CONTRACT_PYTHON_H_
 
 #include <optional>
 #include <string>
@@ -12,7 +12,7 @@
 namespace ratchet {
 
 struct PythonFacts {
-  std::string path;     // absolute
+  std::string path;     // absolute: the interpreter's sys.executable
   std::string version;  // "3.11.2"
   std::string torch;    // torch.__version__
 };
@@ -24,6 +24,10 @@ Result<PythonFacts> ProbePython(const std::string& path);
 // variable that cannot import torch is an error (exit 2); none on PATH is Unavailable (exit 3).
 Result<PythonFacts> FindPython(const std::optional<std::string>& flag);
 
+// As FindPython, but no python3 on PATH that imports torch is nullopt, not an error: the
+// contract of a machine without one is still a contract. A named interpreter is still checked.
+Result<std::optional<PythonFacts>> FindPythonIfAny(const std::optional<std::string>& flag);
+
 }  // namespace ratchet
 
-#endif  // RATCHET_SCORER_PYTHON_H_
+#endif  // RATCHET_CONTRACT_PYTHON_H_
