@@ -257,8 +257,7 @@ int Run(CommandContext& context) {
 
   Result<Prepared> prepared = PrepareSubmission(spec, *rules, python, covered);
   if (!prepared.ok()) return fail(prepared.status());
-  Result<std::string> source = ReadFile(prepared->submission.path, 64 << 20);
-  if (!source.ok()) return fail(source.status());
+  const std::string* source = &prepared->submission.source;
   const std::string record_id = RecordId(prepared->submission.path);
 
   ContractOptions contract_options;
@@ -360,7 +359,8 @@ int Run(CommandContext& context) {
                              {"summary", outcome->judgement ? Json(outcome->judgement->summary) : Json()},
                              {"problems", ProblemsJson(outcome->problems())},
                              {"holdout", outcome->plan.holdout},
-                             {"warmup", outcome->plan.warmup}});
+                             {"warmup", outcome->plan.warmup},
+                             {"single_foreign", outcome->plan.single_foreign}});
       if (outcome->qualified()) {
         ranked.push_back(outcome->judgement->ranked_ms);
       } else {

@@ -25,10 +25,12 @@ std::string CacheFolder() {
   if (const char* cache = std::getenv("RATCHET_CACHE"); cache && *cache) return cache;
   if (const char* xdg = std::getenv("XDG_CACHE_HOME"); xdg && *xdg) return std::string(xdg) + "/ratchet";
   if (const char* home = std::getenv("HOME"); home && *home) return std::string(home) + "/.cache/ratchet";
-  return "/tmp/ratchet-cache-" + std::to_string(getuid());
+  return "";
 }
 
-Status MakeFolders(const std::string& path) {
+// Creates the folders of `path` (0700) and checks the last one: a real folder of this user that
+// nobody else may write, since the shared objects in it are loaded into workers unchecked.
+Status MakePrivateFolders(const std::string& path) {
   std::string built;
   size_t start = 0;
   while (start <= path.size()) {
@@ -39,6 +41,12 @@ Status MakeFolders(const std::string& path) {
       return Status::IOError("mkdir " + built, errno);
     }
     start = end + 1;
+  }
+  struct stat info;
+  if (lstat(path.c_str(), &info) != 0) return Status::IOError("lstat " + path, errno);
+  if (!S_ISDIR(info.st_mode) || info.st_uid != geteuid() || (info.st_mode & 022) != 0) {
+    return Status::BadInput("the native build cache " + path + " must be a folder of this user " +
+                            "that no one else can write; fix it or set $RATCHET_CACHE");
   }
   return Status::Ok();
 }
@@ -53,7 +61,8 @@ Status CheckPython(const std::string& path, const std::string& python, const Rul
                   "--review-flags", rules.document["review_flags"].dump(),
                   std::string(kWorkerFolderToken) + "/" + BaseName(path),
                   prepared->submission.function};
-  command.copies = {*checker, path};
+  command.copies = {*checker};
+  command.files = {{BaseName(path), prepared->submission.source}};
   command.covered = covered;
   command.timeout_s = 60;
   Result<SandboxedResult> run = RunSandboxed(command);
@@ -87,8 +96,11 @@ Status BuildNative(const std::string& path, const std::string& source,
   Result<std::string> toolchain_text = CanonicalJson(*toolchain);
   if (!toolchain_text.ok()) return toolchain_text.status();
   const std::string key = Sha256Hex(Sha256Hex(source) + "\n" + *toolchain_text);
+  if (CacheFolder().empty()) {
+    return Status::Unavailable("no folder for the native build cache: set $RATCHET_CACHE or $HOME");
+  }
   const std::string folder = CacheFolder() + "/native";
-  RATCHET_RETURN_IF_ERROR(MakeFolders(folder));
+  RATCHET_RETURN_IF_ERROR(MakePrivateFolders(folder));
   const std::string library = folder + "/" + key + ".so";
   prepared->submission.library = library;
   if (PathExists(library)) return Status::Ok();
@@ -96,11 +108,18 @@ Status BuildNative(const std::string& path, const std::string& source,
   SandboxedCommand command;
   command.argv = {(*toolchain)["cxx"].get<std::string>()};
   for (const Json& flag : (*toolchain)["flags"]) command.argv.push_back(flag.get<std::string>());
+  command.argv.push_back(std::string("-I") + kWorkerFolderToken + "/include");
   command.argv.push_back(std::string(kWorkerFolderToken) + "/" + BaseName(path));
   command.argv.push_back("-o");
   command.argv.push_back(std::string(kWorkerFolderToken) + "/submission.so");
   for (const Json& lib : (*toolchain)["libs"]) command.argv.push_back(lib.get<std::string>());
-  command.copies = {path};
+  // The header travels with the job: the checkout it lives in may be out of the sandbox user's reach.
+  if (!(*toolchain)["method_header"].is_string()) {
+    return Status::Unavailable(NativeToolchainPath() + " does not name method_header: rebuild");
+  }
+  Result<std::string> header = ReadFile((*toolchain)["method_header"].get<std::string>(), 1 << 20);
+  if (!header.ok()) return header.status();
+  command.files = {{BaseName(path), source}, {"include/ratchet/method.h", *header}};
   command.covered = covered;
   command.timeout_s = 600;
   command.output_bytes = 8000;
@@ -144,6 +163,7 @@ Result<Prepared> PrepareSubmission(const std::string& spec, const RuleSet& rules
   Result<std::string> whole = ReadFile(path, 64 << 20);
   if (!whole.ok()) return whole.status();
   prepared.submission.path = path;
+  prepared.submission.source = *whole;
   prepared.submission.native = native;
   prepared.submission.function = native ? "method" : function;
   prepared.source_sha256 = Sha256Hex(*whole);

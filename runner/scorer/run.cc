@@ -37,26 +37,34 @@ struct GoResult {
   std::string labels;
 };
 
+// As the rule set's protocol has it, every go (the calibration's empty calls, the warm-up and
+// the timed call) follows a garbage collection in the worker, outside the timed window, so that
+// the empty round trip is measured on the same sequence as the method's.
 std::optional<CallFailure> Go(WorkerProcess& worker, const Draw* draw, bool null_method,
                               double timeout_s, const std::string& doing, int64_t test_rows,
-                              const std::vector<float>& zeros_x,
+                              double stage_s, const std::vector<float>& zeros_x,
+                              const std::vector<float>& zeros_test_x,
                               const std::vector<int64_t>& zeros_y, GoResult* result) {
   Frame reply;
+  if (std::optional<CallFailure> failure =
+          worker.Request(Json{{"cmd", "gc"}}, stage_s, "collecting garbage", &reply)) {
+    return failure;
+  }
   const auto started = std::chrono::steady_clock::now();
   Status written = draw ? worker.buffer().Write(draw->train_x, draw->train_y, draw->test_x)
-                        : worker.buffer().Write(zeros_x, zeros_y, zeros_x);
+                        : worker.buffer().Write(zeros_x, zeros_y, zeros_test_x);
   if (!written.ok()) return CallFailure{"crash", written.message(), /*harness=*/true};
   std::optional<CallFailure> failure =
       worker.Request(Json{{"cmd", "go"}, {"null", null_method}}, timeout_s, doing, &reply);
   result->parent_ms = std::chrono::duration<double, std::milli>(
                           std::chrono::steady_clock::now() - started).count();
   if (failure) return failure;
-  const Json& ms = reply.header["ms"];
-  if (!ms.is_number() || !std::isfinite(ms.get<double>()) || ms.get<double>() < 0 ||
-      reply.payload.size() != static_cast<size_t>(test_rows)) {
+  auto ms = reply.header.find("ms");
+  if (ms == reply.header.end() || !ms->is_number() || !std::isfinite(ms->get<double>()) ||
+      ms->get<double>() < 0 || reply.payload.size() != static_cast<size_t>(test_rows)) {
     return CallFailure{"crash", "the method's process sent a malformed result while " + doing};
   }
-  result->ms = ms.get<double>();
+  result->ms = ms->get<double>();
   result->labels = std::move(reply.payload);
   return std::nullopt;
 }
@@ -97,12 +105,15 @@ Result<RunOutcome> ScoreOnce(const RunInputs& inputs, const ProgressSink& say) {
   if (inputs.submission.native) {
     Result<std::string> worker = NativeWorkerPath();
     if (!worker.ok()) return worker.status();
-    launch.argv = {*worker};
-    launch.copies = {inputs.submission.library};
+    // The worker runs from a copy in its own folder, like everything else it is given: the build
+    // tree may be out of the sandbox user's reach.
+    launch.argv = {std::string(kWorkerFolderToken) + "/" + BaseName(*worker)};
+    launch.copies = {*worker, inputs.submission.library};
   } else {
     Result<std::string> worker = PythonWorkerFile("worker.py");
     if (!worker.ok()) return worker.status();
-    launch.copies = {*worker, inputs.submission.path};
+    launch.copies = {*worker};
+    launch.files = {{BaseName(inputs.submission.path), inputs.submission.source}};
     launch.argv = {inputs.python, "-u", "-E", "-s", std::string(kWorkerFolderToken) + "/worker.py"};
   }
   launch.covered = inputs.covered;
@@ -113,6 +124,7 @@ Result<RunOutcome> ScoreOnce(const RunInputs& inputs, const ProgressSink& say) {
   launch.max_reply_bytes = static_cast<uint32_t>(rules.limits.max_reply_bytes);
   launch.log_bytes = static_cast<size_t>(rules.limits.worker_log_bytes);
   const std::vector<float> zeros_x(static_cast<size_t>(rules.draw.train * rules.draw.dims), 0.0f);
+  const std::vector<float> zeros_test_x(static_cast<size_t>(rules.draw.test * rules.draw.dims), 0.0f);
   const std::vector<int64_t> zeros_y(static_cast<size_t>(rules.draw.train), 0);
   const bool sandbox_full = DescribeSandbox().full;
   const size_t count = outcome.plan.calls.size();
@@ -189,7 +201,7 @@ Result<RunOutcome> ScoreOnce(const RunInputs& inputs, const ProgressSink& say) {
       GoResult result;
       if (std::optional<CallFailure> failure =
               Go(worker, nullptr, true, rules.limits.null_call_s, "calibrating the protocol",
-                 rules.draw.test, zeros_x, zeros_y, &result)) {
+                 rules.draw.test, rules.limits.stage_s, zeros_x, zeros_test_x, zeros_y, &result)) {
         failure->harness = true;
         return fail(*failure);
       }
@@ -210,23 +222,15 @@ Result<RunOutcome> ScoreOnce(const RunInputs& inputs, const ProgressSink& say) {
     if (std::optional<CallFailure> failure =
             Go(worker, &*warm, false, warm_limit_s,
                "running the method on the untimed warm-up on " + DrawPhrase(warm->dataset),
-               rules.draw.test, zeros_x, zeros_y, &warm_result)) {
+               rules.draw.test, rules.limits.stage_s, zeros_x, zeros_test_x, zeros_y,
+               &warm_result)) {
       return fail(*failure);
     }
-    if (std::optional<CallFailure> failure =
-            worker.Request(Json{{"cmd", "gc"}}, rules.limits.stage_s, "collecting garbage", &reply)) {
-      return fail(*failure);
-    }
-    // The sha256 of the inputs as the worker will see them, taken just before the window opens:
-    // it goes into the evidence, and it reads the draw once, so that the write inside the window
-    // copies from cache as the calibration's writes did (a cold copy would add its memory
-    // traffic to the call's unexplained time).
-    record.inputs_sha256 = InputsSha256(*timed);
     GoResult timed_result;
     if (std::optional<CallFailure> failure =
             Go(worker, &*timed, false, rules.limits.max_call_ms / 1e3 + rules.limits.timed_call_grace_s,
-               "running the method on " + DrawPhrase(timed->dataset), rules.draw.test, zeros_x,
-               zeros_y, &timed_result)) {
+               "running the method on " + DrawPhrase(timed->dataset), rules.draw.test,
+               rules.limits.stage_s, zeros_x, zeros_test_x, zeros_y, &timed_result)) {
       return fail(*failure);
     }
     if (timed_result.ms > rules.limits.max_call_ms) {
@@ -235,6 +239,9 @@ Result<RunOutcome> ScoreOnce(const RunInputs& inputs, const ProgressSink& say) {
                                              FormatGrouped(static_cast<int64_t>(rules.limits.max_call_ms)) +
                                              " ms"});
     }
+    // The inputs' sha256 goes into the evidence; taken after the call, so that the draw is as
+    // cold in memory at the window's opening as it was made.
+    record.inputs_sha256 = InputsSha256(*timed);
     record.ms = timed_result.ms;
     record.parent_ms = timed_result.parent_ms;
     for (size_t i = 0; i < timed_result.labels.size(); ++i) {

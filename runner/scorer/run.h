@@ -22,7 +22,8 @@
 namespace ratchet {
 
 struct Submission {
-  std::string path;      // the file as given (its bytes are what is scored)
+  std::string path;      // the file as given
+  std::string source;    // its bytes, read once: what was checked, what runs, what is kept
   std::string function;  // Python: the function's name; native: "method"
   bool native = false;   // a .cpp file, built into `library`
   std::string library;   // native: the built shared object

@@ -22,7 +22,7 @@ namespace ratchet {
 Result<SandboxedResult> RunSandboxed(const SandboxedCommand& command) {
   const bool full = DescribeSandbox().full;
   if (full) RATCHET_RETURN_IF_ERROR(ReapSandbox(kSandboxUid));
-  Result<std::string> folder = MakeWorkerFolder(command.copies);
+  Result<std::string> folder = MakeWorkerFolder(command.copies, command.files);
   if (!folder.ok()) return folder.status();
   auto cleanup = [&] {
     if (full) ReapSandbox(kSandboxUid);
@@ -75,6 +75,14 @@ Result<SandboxedResult> RunSandboxed(const SandboxedCommand& command) {
     result.output.erase(0, result.output.size() - command.output_bytes);
   }
   result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  // Nothing of the job may run while its outputs are read: a process it left behind could swap
+  // an output for a symlink between the check and the read below.
+  if (full) {
+    Status reaped = ReapSandbox(kSandboxUid);
+    if (!reaped.ok()) {
+      return reaped.Annotate("after " + BaseName(command.argv[0]));
+    }
+  }
   Status copied;
   if (!result.timed_out && result.exit_code == 0) {
     for (const auto& [name, destination] : command.outputs) {

@@ -10,12 +10,14 @@
 #include <vector>
 
 #include "core/status.h"
+#include "scorer/worker_process.h"
 
 namespace ratchet {
 
 struct SandboxedCommand {
   std::vector<std::string> argv;     // kWorkerFolderToken stands for the job's folder
   std::vector<std::string> copies;   // files copied into the folder
+  std::vector<FolderFile> files;     // files given by their bytes
   std::vector<std::string> covered;  // folders hidden from the job
   std::vector<std::string> extra_env;
   double timeout_s = 60;

@@ -1,11 +1,13 @@
 #include "scorer/worker_process.h"
 
 #include <fcntl.h>
+#include <poll.h>
 #include <signal.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cerrno>
 #include <cstdlib>
 #include <filesystem>
@@ -70,10 +72,20 @@ struct WorkerProcess::LogReader {
   std::string tail;
   uint64_t total = 0;
   std::thread thread;
+  // Set once the worker is dead: the reader then stops when the pipe has been quiet for a
+  // moment, even if a process the method left outside the sandbox user still holds it open.
+  std::atomic<bool> stopping{false};
 
   void Run() {
     char chunk[65536];
     for (;;) {
+      pollfd ready = {fd, POLLIN, 0};
+      int n_ready = poll(&ready, 1, 100);
+      if (n_ready < 0 && errno == EINTR) continue;
+      if (n_ready == 0) {
+        if (stopping.load()) break;
+        continue;
+      }
       ssize_t n = read(fd, chunk, sizeof chunk);
       if (n < 0 && errno == EINTR) continue;
       if (n <= 0) break;
@@ -84,12 +96,14 @@ struct WorkerProcess::LogReader {
     }
   }
   ~LogReader() {
+    stopping.store(true);
     if (thread.joinable()) thread.join();
     if (fd >= 0) close(fd);
   }
 };
 
-Result<std::string> MakeWorkerFolder(const std::vector<std::string>& copies) {
+Result<std::string> MakeWorkerFolder(const std::vector<std::string>& copies,
+                                     const std::vector<FolderFile>& files) {
   char pattern[] = "/tmp/ratchet-worker-XXXXXX";
   if (mkdtemp(pattern) == nullptr) return Status::IOError("mkdtemp /tmp/ratchet-worker-*", errno);
   const std::string folder = pattern;
@@ -101,7 +115,19 @@ Result<std::string> MakeWorkerFolder(const std::vector<std::string>& copies) {
     for (const std::string& source : copies) {
       Result<std::string> bytes = ReadFile(source);
       if (!bytes.ok()) return bytes.status();
-      RATCHET_RETURN_IF_ERROR(WriteFileAtomic(folder + "/" + BaseName(source), *bytes, 0600));
+      struct stat info;
+      const bool executable = stat(source.c_str(), &info) == 0 && (info.st_mode & S_IXUSR);
+      RATCHET_RETURN_IF_ERROR(
+          WriteFileAtomic(folder + "/" + BaseName(source), *bytes, executable ? 0700 : 0600));
+    }
+    for (const FolderFile& file : files) {
+      const std::string path = folder + "/" + file.name;
+      for (size_t slash = file.name.find('/'); slash != std::string::npos;
+           slash = file.name.find('/', slash + 1)) {
+        const std::string sub = folder + "/" + file.name.substr(0, slash);
+        if (mkdir(sub.c_str(), 0700) != 0 && errno != EEXIST) return Status::IOError("mkdir " + sub, errno);
+      }
+      RATCHET_RETURN_IF_ERROR(WriteFileAtomic(path, file.bytes, 0600));
     }
     if (DescribeSandbox().full) return ChownTree(folder, kSandboxUid);
     return Status::Ok();
@@ -129,7 +155,7 @@ Result<std::unique_ptr<WorkerProcess>> WorkerProcess::Start(const WorkerLaunch& 
   std::unique_ptr<WorkerProcess> worker(new WorkerProcess());
   worker->sandbox_uid_ = DescribeSandbox().full;
 
-  Result<std::string> folder = MakeWorkerFolder(launch.copies);
+  Result<std::string> folder = MakeWorkerFolder(launch.copies, launch.files);
   if (!folder.ok()) return folder.status();
   worker->folder_ = *folder;
 
@@ -193,14 +219,22 @@ std::optional<CallFailure> WorkerProcess::Request(const Json& command, double ti
         return CallFailure{"crash", frame.status().message(), /*harness=*/true};
     }
   }
+  // Once a method is loaded it shares the worker's process and can write replies of its own, so
+  // nothing in a reply decides that a failure is the harness's: the caller marks the steps that
+  // come before the method (hello, calibration) as such. Every field is checked for its type.
   const Json& header = frame->header;
-  if (!header.value("ok", false)) {
-    const std::string kind = header.value("kind", std::string("method"));
-    const std::string error = header.contains("error") && header["error"].is_string()
-                                  ? header["error"].get<std::string>()
-                                  : std::string("(no error text)");
-    std::string rule = kind == "import" ? "import" : kind == "output" ? "output" : "crash";
-    return CallFailure{rule, doing + " failed:\n" + error, kind == "protocol" || kind == "reference"};
+  auto text = [&header](const char* key, const std::string& otherwise) {
+    auto it = header.find(key);
+    return it != header.end() && it->is_string() ? it->get<std::string>() : otherwise;
+  };
+  auto ok = header.find("ok");
+  if (ok == header.end() || !ok->is_boolean()) {
+    return CallFailure{"crash", "the worker sent a reply without a boolean \"ok\" while " + doing};
+  }
+  if (!ok->get<bool>()) {
+    const std::string kind = text("kind", "method");
+    const std::string rule = kind == "import" ? "import" : kind == "output" ? "output" : "crash";
+    return CallFailure{rule, doing + " failed:\n" + text("error", "(no error text)")};
   }
   *reply = std::move(*frame);
   return std::nullopt;
@@ -220,7 +254,10 @@ void WorkerProcess::Close() {
   // Whatever the method started (a forked child in another session) goes with the sandbox
   // user's processes; its log pipe then closes.
   if (sandbox_uid_) ReapSandbox(kSandboxUid);
-  if (log_ && log_->thread.joinable()) log_->thread.join();
+  if (log_) {
+    log_->stopping.store(true);
+    if (log_->thread.joinable()) log_->thread.join();
+  }
   if (!folder_.empty()) {
     std::error_code ignored;
     std::filesystem::remove_all(folder_, ignored);

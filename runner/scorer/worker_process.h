@@ -26,12 +26,20 @@ struct CallFailure {
   bool harness = false;
 };
 
+// A file placed in an untrusted process's folder from bytes ratchet holds (the submission, read
+// once, so that what was checked is what runs and what the evidence keeps).
+struct FolderFile {
+  std::string name;
+  std::string bytes;
+};
+
 // In a WorkerLaunch's argv, stands for the worker's own folder (known only once it exists).
 inline constexpr char kWorkerFolderToken[] = "{folder}";
 
 struct WorkerLaunch {
   std::vector<std::string> argv;     // the worker program, argv[0] absolute
   std::vector<std::string> copies;   // files copied into the worker's folder (by base name)
+  std::vector<FolderFile> files;     // and files given by their bytes
   std::vector<std::string> covered;  // dataset folders hidden from the worker
   std::vector<std::string> extra_env;  // added to the scrubbed environment
   int64_t train = 0, test = 0, dims = 0;
@@ -79,7 +87,8 @@ class WorkerProcess {
 // A fresh private folder under /tmp for one untrusted process, holding copies of `copies` (by
 // base name) and empty tmp/ and cache/ folders, owned by the sandbox user when the sandbox is
 // full. The caller removes it.
-Result<std::string> MakeWorkerFolder(const std::vector<std::string>& copies);
+Result<std::string> MakeWorkerFolder(const std::vector<std::string>& copies,
+                                     const std::vector<FolderFile>& files = {});
 
 // The scrubbed environment of an untrusted process whose folder is `folder`.
 std::vector<std::string> WorkerEnvironment(const std::string& folder,

@@ -68,6 +68,12 @@ class ProbeTest : public ::testing::Test {
     }
     secret_ = dir_ / "secret";
     ASSERT_TRUE(WriteFileAtomic(secret_, "the parent's secret", 0600).ok());
+    // The probe runs from a copy in the test's own folder: the build tree may lie in a folder
+    // the sandbox user cannot enter (a checkout under a 0700 folder, as mktemp -d makes).
+    probe_ = dir_ / "sandbox_probe";
+    Result<std::string> probe = ReadFile(RATCHET_SANDBOX_PROBE);
+    ASSERT_TRUE(probe.ok()) << probe.status().ToString();
+    ASSERT_TRUE(WriteFileAtomic(probe_, *probe, 0755).ok());
     covered_ = dir_ / "datasets";
     ASSERT_EQ(mkdir(covered_.c_str(), 0755), 0);
     ASSERT_TRUE(WriteFileAtomic(covered_ + "/data.txt", "a dataset", 0644).ok());
@@ -92,7 +98,7 @@ class ProbeTest : public ::testing::Test {
   // The probe with `args`, stdout and stderr to files of the test, a minimal environment.
   SpawnSpec ProbeSpec(const std::vector<std::string>& args) {
     SpawnSpec spec;
-    spec.argv = {RATCHET_SANDBOX_PROBE};
+    spec.argv = {probe_};
     spec.argv.insert(spec.argv.end(), args.begin(), args.end());
     spec.env = {"PATH=/usr/bin:/bin", "LANG=C"};
     spec.cwd = worker_;
@@ -141,7 +147,7 @@ class ProbeTest : public ::testing::Test {
 
   std::optional<SandboxLock> lock_;  // destroyed last: after the reap in TearDown
   TempDir dir_;
-  std::string worker_, secret_, covered_, out_path_;
+  std::string worker_, secret_, covered_, out_path_, probe_;
   std::vector<int> open_;
   int runs_ = 0;
 };
