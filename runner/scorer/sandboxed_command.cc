@@ -77,10 +77,16 @@ Result<SandboxedResult> RunSandboxed(const SandboxedCommand& command) {
   result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
   // Nothing of the job may run while its outputs are read: a process it left behind could swap
   // an output for a symlink between the check and the read below.
+  // (Only the processes: reaping the files now would take the outputs with them.)
   if (full) {
-    Status reaped = ReapSandbox(kSandboxUid);
-    if (!reaped.ok()) {
-      return reaped.Annotate("after " + BaseName(command.argv[0]));
+    for (int attempt = 0; !ProcessesOfUser(kSandboxUid).empty(); ++attempt) {
+      if (attempt == 100) {
+        cleanup();
+        return Status::Unavailable("processes of the sandbox user survived SIGKILL after " +
+                                   BaseName(command.argv[0]));
+      }
+      SignalUser(kSandboxUid, SIGKILL);
+      usleep(10000);
     }
   }
   Status copied;
