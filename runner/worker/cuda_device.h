@@ -1,7 +1,7 @@
 // What ratchet-worker needs of CUDA beyond libtorch's device-generic API: the board's name, UUID
 // and L2 size, CUDA events for timing, and emptying the caching allocator. cuda_device.cc is
 // compiled only when the libtorch found at build time has CUDA (RATCHET_WORKER_CUDA); otherwise
-// these are stubs that are never reached, since the worker then always runs on the CPU.
+// these inline fallbacks are never reached, since the worker then always runs on the CPU.
 #ifndef RATCHET_WORKER_CUDA_DEVICE_H_
 #define RATCHET_WORKER_CUDA_DEVICE_H_
 
