@@ -137,6 +137,7 @@ Json JudgeJson(const RunOutcome& outcome) {
                 {"summary", outcome.judgement ? Json(outcome.judgement->summary) : Json()},
                 {"floored", outcome.judgement ? outcome.judgement->floored : false}};
   if (outcome.failure) judge["failed_call"] = outcome.calls.size();
+  if (outcome.harness_failure) judge["harness_failure"] = outcome.harness_failure->message;
   return judge;
 }
 
@@ -341,6 +342,9 @@ int Run(CommandContext& context) {
       if (!outcome.ok()) return abort_run(outcome.status());
       written = WriteRun(*evidence, record_id, run, *prepared, *source, *outcome);
       if (!written.ok()) return abort_run(written);
+      if (outcome->harness_failure) {
+        return abort_run(Status::Unavailable(outcome->harness_failure->message));
+      }
       if (outcome->interrupted) {
         interrupted = true;
         break;

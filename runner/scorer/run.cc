@@ -165,10 +165,14 @@ Result<RunOutcome> ScoreOnce(const RunInputs& inputs, const ProgressSink& say) {
       record.log_total_bytes = worker.log_total_bytes();
       record.worker_exit = worker.exit_description();
       if (failure.harness) {
-        return Status::Unavailable("the harness could not run call " + std::to_string(index + 1) +
-                                   ": " + failure.message + (record.log.empty() ? "" : "\nworker output:\n" + record.log));
+        // Not the method's doing: the run ends without a verdict, but what it did is kept.
+        failure.message = "the harness could not run call " + std::to_string(index + 1) + ": " +
+                          failure.message +
+                          (record.log.empty() ? "" : "\nworker output:\n" + record.log);
+        outcome.harness_failure = std::move(failure);
+      } else {
+        outcome.failure = std::move(failure);
       }
-      outcome.failure = std::move(failure);
       outcome.calls.push_back(std::move(record));
       return std::move(outcome);
     };

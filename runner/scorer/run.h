@@ -60,10 +60,15 @@ struct RunOutcome {
   RunPlan plan;
   std::vector<CallRecord> calls;        // the calls that completed
   std::optional<CallFailure> failure;   // a call that could not be scored (disqualifies)
+  // The harness could not run a call (a worker that would not start): no verdict; the caller
+  // keeps the calls and finishes the evidence as failed.
+  std::optional<CallFailure> harness_failure;
   std::optional<Judgement> judgement;   // when every call completed
   bool interrupted = false;
 
-  bool qualified() const { return !failure && judgement && judgement->problems.empty(); }
+  bool qualified() const {
+    return !failure && !harness_failure && judgement && judgement->problems.empty();
+  }
   // Every problem as {rule, message}: the failure, or judge's problems.
   std::vector<Problem> problems() const;
 };
@@ -71,8 +76,9 @@ struct RunOutcome {
 // Lines of progress for a person (the caller decides where they go).
 using ProgressSink = std::function<void(const std::string& line)>;
 
-// A harness failure (a worker that cannot start, a missing dataset) is an error Status; anything
-// the method does is in the outcome.
+// A harness failure before any call (a missing dataset, a worker program that is absent) is an
+// error Status; one during a call is the outcome's harness_failure; anything the method does is
+// in the outcome.
 Result<RunOutcome> ScoreOnce(const RunInputs& inputs, const ProgressSink& say);
 
 }  // namespace ratchet

@@ -262,3 +262,37 @@ TEST(ScoreCommandTest, AnInterruptedRunIsFinalizedAsInterrupted) {
 
 }  // namespace
 }  // namespace ratchet
+
+namespace ratchet {
+namespace {
+
+// A worker that cannot start is the harness's failure, not the method's: exit 3, the evidence
+// finalized as failed, and the call that was attempted kept with the worker's output.
+TEST(ScoreCommandTest, AWorkerThatCannotStartFailsTheRunAndKeepsItsEvidence) {
+  if (!HavePython()) GTEST_SKIP() << "no python3 that imports torch";
+  TempDir dir;
+  const std::string workers = dir / "workers";
+  ASSERT_EQ(mkdir(workers.c_str(), 0755), 0);
+  Result<std::string> checker = ReadFile(SourceDir() + "/runner/worker/check_source.py");
+  ASSERT_TRUE(checker.ok());
+  ASSERT_TRUE(WriteFileAtomic(workers + "/check_source.py", *checker).ok());
+  ASSERT_TRUE(WriteFileAtomic(workers + "/worker.py",
+                              "import sys\nprint('this worker gives up')\nsys.exit(3)\n").ok());
+  const std::string out = dir / "evidence";
+  BinaryRun run = RunRatchet({"score", SourceDir() + "/baselines/submissions/ncm.py", "--rules",
+                              FastRules(dir), "--out", out},
+                             {"RATCHET_WORKER_DIR=" + workers});
+  EXPECT_EQ(run.exit_code, 3) << run.out << run.err;
+  EXPECT_NE(run.err.find("the harness could not run call 1"), std::string::npos) << run.err;
+  Result<EvidenceSummary> evidence = ReadEvidence(out);
+  ASSERT_TRUE(evidence.ok()) << evidence.status().message();
+  EXPECT_EQ(evidence->status, "failed");
+  EXPECT_FALSE(evidence->complete);
+  Json judge = Json::parse(*ReadFile(out + "/records/ncm/run-1/judge.json"));
+  EXPECT_NE(judge["harness_failure"].get<std::string>().find("this worker gives up"),
+            std::string::npos);
+  EXPECT_EQ(Json::parse(*ReadFile(out + "/records/ncm/run-1/calls.json")).size(), 1u);
+}
+
+}  // namespace
+}  // namespace ratchet
