@@ -8,6 +8,7 @@
 #include <cerrno>
 #include <chrono>
 #include <ctime>
+#include <future>
 #include <optional>
 #include <ostream>
 #include <set>
@@ -21,6 +22,7 @@
 #include "core/file.h"
 #include "core/sha256.h"
 #include "data/locate.h"
+#include "data/pool.h"
 #include "evidence/layout.h"
 #include "evidence/writer.h"
 #include "rules/pyformat.h"
@@ -207,6 +209,17 @@ int Run(CommandContext& context) {
   Result<int64_t> runs = ParseInt("runs", args->Get("runs").value_or("1"), 1, 100);
   if (!runs.ok()) return fail(runs.status());
 
+  const std::string spec = args->positional().front();
+  const bool native = spec.size() > 4 && (spec.rfind(".cpp") == spec.size() - 4 ||
+                                          spec.find(".cpp:") != std::string::npos);
+  // A Python submission needs an interpreter with torch. A native one does not, but the lane
+  // records the machine's Python either way, so that native and Python runs on one machine share
+  // one lane (as `ratchet contract` prints it); for a native run the interpreter (most of a second
+  // to import torch) is asked on a thread while the datasets are verified and the submission
+  // prepared.
+  std::future<Result<std::optional<PythonFacts>>> native_python;
+  if (native) native_python = std::async(std::launch::async, FindPythonIfAny, args->Get("python"));
+
   Result<DataSearch> search = MakeDataSearch(args->Get("data"));
   if (!search.ok()) return fail(search.status());
   Result<std::vector<LocatedDataset>> datasets = LocateDatasets(*search);
@@ -222,23 +235,21 @@ int Run(CommandContext& context) {
     }
   }
   covered = OutermostFolders(covered);
+  // The pools (read, verified, box-averaged: a few hundred ms) load on a thread while the
+  // submission is prepared and the contract gathered; the run's first draw waits for them.
+  // An error here comes again, and is reported, where the run asks for the pool.
+  std::future<void> pools_loaded = std::async(std::launch::async, [located = *datasets] {
+    for (const LocatedDataset& dataset : located) {
+      if (dataset.present) (void)SharedPool(dataset);
+    }
+  });
 
-  const std::string spec = args->positional().front();
-  const bool native = spec.size() > 4 && (spec.rfind(".cpp") == spec.size() - 4 ||
-                                          spec.find(".cpp:") != std::string::npos);
-  // A Python submission needs an interpreter with torch. A native one does not, but the lane
-  // records the machine's Python either way, so that native and Python runs on one machine share
-  // one lane (as `ratchet contract` prints it).
   std::string python;
   std::optional<PythonFacts> python_facts;
   if (!native) {
     Result<PythonFacts> found = FindPython(args->Get("python"));
     if (!found.ok()) return fail(found.status());
     python = found->path;
-    python_facts = *found;
-  } else {
-    Result<std::optional<PythonFacts>> found = FindPythonIfAny(args->Get("python"));
-    if (!found.ok()) return fail(found.status());
     python_facts = *found;
   }
   // The datasets stay out of a worker's reach, and so does this process.
@@ -265,8 +276,9 @@ int Run(CommandContext& context) {
   contract_options.data_dir = args->Get("data");
   contract_options.rules_path = args->Get("rules");
   contract_options.python = python_facts;
-  Result<Json> contract = GatherContract(contract_options);
-  if (!contract.ok()) return fail(contract.status());
+  contract_options.located = *datasets;
+  Result<ContractInputs> contract_inputs = GatherContractInputs(contract_options);
+  if (!contract_inputs.ok()) return fail(contract_inputs.status());
 
   RunSeed seed;
   if (getrandom(seed.bytes.data(), seed.bytes.size(), 0) != static_cast<ssize_t>(seed.bytes.size())) {
@@ -279,8 +291,28 @@ int Run(CommandContext& context) {
   }
   Result<EvidenceWriter> evidence = EvidenceWriter::Begin(out);
   if (!evidence.ok()) return fail(evidence.status());
+  // The contract is written once every fact of it is known: for a native run the interpreter's
+  // versions come from the probe on its thread, which may still be importing torch while the
+  // first worker starts; it is waited for before that worker's first call.
+  bool contract_written = false;
+  auto write_contract = [&]() -> Status {
+    if (contract_written) return Status::Ok();
+    if (native_python.valid()) {
+      Result<std::optional<PythonFacts>> found = native_python.get();
+      if (!found.ok()) return found.status();
+      contract_inputs->machine.python = *found;
+    }
+    Result<Json> contract = BuildContract(contract_inputs->locked, contract_inputs->machine);
+    if (!contract.ok()) return contract.status();
+    RATCHET_RETURN_IF_ERROR(evidence->WriteJson(kContractFile, *contract));
+    contract_written = true;
+    return Status::Ok();
+  };
   auto finish = [&](const char* status, int code, const std::string& message) {
-    Status finished = evidence->Finish(status, code, message);
+    // Every ending has its contract (a probe that failed leaves the interpreter's facts null).
+    Status finished = write_contract();
+    if (!finished.ok()) ReportError(context.err, "score", finished);
+    finished = evidence->Finish(status, code, message);
     if (!finished.ok()) {
       context.err << "ratchet score: error: could not finish the evidence in "
                   << evidence->partial_path() << ": " << finished.message() << "\n";
@@ -293,8 +325,7 @@ int Run(CommandContext& context) {
     ReportError(context.err, "score", status);
     return finish(kStatusFailed, ExitCodeFor(status), status.message());
   };
-  Status written = evidence->WriteJson(kContractFile, *contract);
-  if (written.ok()) written = evidence->CommitSeed(commit);
+  Status written = evidence->CommitSeed(commit);
   if (!written.ok()) return abort_run(written);
 
   g_interrupted.store(false);
@@ -335,6 +366,7 @@ int Run(CommandContext& context) {
       inputs.python = python;
       inputs.rules = &*rules;
       inputs.interrupted = &g_interrupted;
+      inputs.before_first_call = write_contract;
       Result<RunOutcome> outcome = ScoreOnce(inputs, [&](const std::string& line) {
         context.out << line << "\n";
         context.out.flush();

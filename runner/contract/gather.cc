@@ -40,24 +40,31 @@ Status CheckRuleSetDatasets(const RuleSet& rules, const std::string& what) {
 
 }  // namespace
 
-Result<Json> GatherContract(const ContractOptions& options) {
+Result<ContractInputs> GatherContractInputs(const ContractOptions& options) {
   // The inputs a user names come first, so a mistake in them is reported before any hashing.
   Result<RuleSet> rules = LoadRuleSet(options.rules_path);
   if (!rules.ok()) return rules.status();
   RATCHET_RETURN_IF_ERROR(CheckRuleSetDatasets(
       *rules, options.rules_path ? *options.rules_path
                                  : std::string("the embedded rule set mnist-a100-1.2.0.json")));
-  Result<DataSearch> search = MakeDataSearch(options.data_dir);
-  if (!search.ok()) return search.status();
-  Result<std::vector<LocatedDataset>> located = LocateDatasets(*search);
-  if (!located.ok()) return located.status();
+  std::vector<LocatedDataset> located;
+  if (options.located) {
+    located = *options.located;
+  } else {
+    Result<DataSearch> search = MakeDataSearch(options.data_dir);
+    if (!search.ok()) return search.status();
+    Result<std::vector<LocatedDataset>> found = LocateDatasets(*search);
+    if (!found.ok()) return found.status();
+    located = std::move(*found);
+  }
 
-  LockedInputs locked;
+  ContractInputs inputs;
+  LockedInputs& locked = inputs.locked;
   locked.harness_version = kRatchetVersion;
   locked.harness_source_sha256 = HarnessSourceSha256();
   locked.rules_id = rules->id;
   locked.rules_sha256 = rules->sha256;
-  for (const LocatedDataset& dataset : *located) {
+  for (const LocatedDataset& dataset : located) {
     locked.datasets.push_back(
         {dataset.name, dataset.present, dataset.images_sha256, dataset.labels_sha256});
   }
@@ -71,8 +78,15 @@ Result<Json> GatherContract(const ContractOptions& options) {
 
   Result<MachineFacts> machine = GatherMachineFacts(options.device_uuid);
   if (!machine.ok()) return machine.status();
-  machine->python = options.python;
-  return BuildContract(locked, *machine);
+  inputs.machine = std::move(*machine);
+  inputs.machine.python = options.python;
+  return inputs;
+}
+
+Result<Json> GatherContract(const ContractOptions& options) {
+  Result<ContractInputs> inputs = GatherContractInputs(options);
+  if (!inputs.ok()) return inputs.status();
+  return BuildContract(inputs->locked, inputs->machine);
 }
 
 }  // namespace ratchet

@@ -7,9 +7,14 @@
 #include <optional>
 #include <string>
 
+#include <vector>
+
+#include "contract/contract.h"
+#include "contract/facts.h"
 #include "contract/python.h"
 #include "core/canonical_json.h"
 #include "core/status.h"
+#include "data/locate.h"
 
 namespace ratchet {
 
@@ -20,7 +25,18 @@ struct ContractOptions {
   // The interpreter of Python submissions (FindPython), whose versions the lane records;
   // nullopt = none known, recorded as null. Found by the caller, which knows whether it needs one.
   std::optional<PythonFacts> python;
+  // The datasets as the caller already located and verified them (LocateDatasets with data_dir);
+  // nullopt = located here.
+  std::optional<std::vector<LocatedDataset>> located;
 };
+
+// What BuildContract is given, before it is given it: a caller that learns a fact late (the
+// interpreter's versions, asked on a thread) sets it on `machine` and builds the contract then.
+struct ContractInputs {
+  LockedInputs locked;
+  MachineFacts machine;
+};
+Result<ContractInputs> GatherContractInputs(const ContractOptions& options);
 
 // The errors are those of the rule set (BadInput naming the field), the dataset search (a
 // missing --data folder, a file with the wrong hash), a worker file that is there but cannot be

@@ -7,6 +7,7 @@
 #include <sys/mount.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -166,23 +167,72 @@ Failed LimitResources(const ChildPlan& plan) {
   return failed;
 }
 
-// A mount namespace of the child's own, detached from the parent's: what it mounts (the covers)
-// is seen by it alone, and nothing mounted later outside reaches it.
+// A mount namespace of the child's own, detached from the parent's: what it mounts (the covers,
+// its temporary folders) is seen by it alone, and nothing mounted later outside reaches it. An
+// IPC namespace too: SysV objects and POSIX message queues (which the filter refuses anyway)
+// would die with it.
 Failed PrivateMountNamespace() {
-  if (unshare(CLONE_NEWNS) != 0) return Fail(ChildOp::kUnshareMount);
+  if (unshare(CLONE_NEWNS | CLONE_NEWIPC) != 0) return Fail(ChildOp::kUnshareMount);
   if (mount("none", "/", nullptr, MS_REC | MS_PRIVATE, nullptr) != 0) {
     return Fail(ChildOp::kMakePrivate);
   }
   return kOk;
 }
 
+// After the temporary folders are replaced: a covered folder inside one of them is then out of
+// sight already (ENOENT), unless it lies in the working folder, which is covered where it is.
 Failed CoverFolders(const ChildPlan& plan) {
   for (size_t i = 0; i < plan.covered_count; ++i) {
     if (mount("ratchet-cover", plan.covered[i], "tmpfs",
-              MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC, "size=4k,nr_inodes=8,mode=0555") != 0) {
+              MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC, "size=4k,nr_inodes=8,mode=0555") != 0 &&
+        errno != ENOENT) {
       return Fail(ChildOp::kCover, static_cast<int32_t>(i));
     }
   }
+  return kOk;
+}
+
+// "/proc/self/fd/N" without snprintf.
+void FdPath(int fd, char (&out)[32]) {
+  const char prefix[] = "/proc/self/fd/";
+  size_t at = 0;
+  for (; prefix[at] != '\0'; ++at) out[at] = prefix[at];
+  char digits[12];
+  size_t n = 0;
+  do {
+    digits[n++] = static_cast<char>('0' + fd % 10);
+    fd /= 10;
+  } while (fd > 0 && n < sizeof digits);
+  while (n > 0) out[at++] = digits[--n];
+  out[at] = '\0';
+}
+
+// The temporary folders every program may write (/tmp, /var/tmp, /dev/shm, /run/lock) become
+// empty ones of the child's own: nothing it leaves there outlives its last process, nothing
+// another worker left is in its reach, and the parent need not search the machine's. The
+// working folder, made by the parent inside /tmp, stays where it was, bind-mounted into the new
+// /tmp.
+Failed PrivateTempFolders(const ChildPlan& plan) {
+  int keep = -1;
+  if (plan.keep_count > 0) {
+    keep = open(plan.cwd, O_PATH | O_DIRECTORY | O_CLOEXEC);
+    if (keep < 0) return Fail(ChildOp::kChdir);
+  }
+  for (size_t i = 0; i < plan.temp_count; ++i) {
+    if (mount("ratchet-temp", plan.temp[i], "tmpfs", MS_NOSUID | MS_NODEV, plan.temp_options) != 0) {
+      return Fail(ChildOp::kPrivateTemp, static_cast<int32_t>(i));
+    }
+  }
+  if (keep < 0) return kOk;
+  for (size_t i = 0; i < plan.keep_count; ++i) {
+    if (mkdir(plan.keep_dirs[i], 0755) != 0 && errno != EEXIST) {
+      return Fail(ChildOp::kKeepFolder, static_cast<int32_t>(i));
+    }
+  }
+  char source[32];
+  FdPath(keep, source);
+  if (mount(source, plan.cwd, nullptr, MS_BIND, nullptr) != 0) return Fail(ChildOp::kKeepFolder, -1);
+  close(keep);
   return kOk;
 }
 
@@ -237,6 +287,7 @@ void RunChild(ChildPlan& plan) {
   Check(plan, LimitResources(plan));
   if (plan.as_root) {
     Check(plan, PrivateMountNamespace());
+    Check(plan, PrivateTempFolders(plan));
     Check(plan, CoverFolders(plan));
     Check(plan, DropIdentity(plan));
     // The kernel clears the parent-death signal when the credentials change: arm it again.

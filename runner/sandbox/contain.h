@@ -35,7 +35,9 @@ enum class ChildOp : int32_t {
   kSetrlimitNofile,
   kUnshareMount,
   kMakePrivate,
-  kCover,  // item: the index in ChildPlan::covered
+  kCover,        // item: the index in ChildPlan::covered
+  kPrivateTemp,  // item: the index in ChildPlan::temp
+  kKeepFolder,   // item: the index in ChildPlan::keep_dirs, or -1 for the bind mount
   kSetgroups,
   kSetresgid,
   kSetresuid,
@@ -73,6 +75,15 @@ struct ChildPlan {
   bool as_root = false;  // the mount and identity steps apply
   const char* const* covered = nullptr;
   size_t covered_count = 0;
+  // Each gets an empty tmpfs of its own (`temp_options`), so that what the child leaves there
+  // dies with its mount namespace. When the working folder lies inside one, `keep_dirs` are the
+  // folders from there down to it, made in the new tmpfs, and the working folder is bind-mounted
+  // onto the last of them.
+  const char* const* temp = nullptr;
+  size_t temp_count = 0;
+  const char* temp_options = nullptr;
+  const char* const* keep_dirs = nullptr;
+  size_t keep_count = 0;
   uid_t uid = 0;
   gid_t gid = 0;
 

@@ -365,6 +365,11 @@ Status SignalUser(uid_t uid, int sig) {
   return first;
 }
 
+Status KillSandboxProcesses(uid_t uid) {
+  RATCHET_RETURN_IF_ERROR(RefuseUid(uid, "reap"));
+  return KillEveryProcess(uid).Annotate("reaping uid " + std::to_string(uid));
+}
+
 Status ReapSandbox(uid_t uid) {
   RATCHET_RETURN_IF_ERROR(RefuseUid(uid, "reap"));
   Status first;

@@ -1,6 +1,10 @@
 // Finding, signalling and clearing away everything the sandbox uid has: its processes, its files
-// in the world-writable folders, its SysV IPC objects. After every call the parent reaps, so
-// nothing one worker leaves behind (a process, a file, a shared segment) reaches the next.
+// in the world-writable folders, its SysV IPC objects. A sandboxed child writes its temporary
+// folders and IPC objects in namespaces of its own, which die with its last process, so after
+// every call the parent kills the uid's processes (KillSandboxProcesses), and nothing one worker
+// leaves behind (a process, a file, a shared segment) reaches the next. ReapSandbox, which also
+// searches the machine's world-writable folders and SysV objects, runs before a run's first
+// process, for whatever an older run or another scorer left.
 #ifndef RATCHET_SANDBOX_REAP_H_
 #define RATCHET_SANDBOX_REAP_H_
 
@@ -26,6 +30,10 @@ std::vector<pid_t> ProcessesOfUser(uid_t uid);
 // a loop cannot outrun it), then to each process ProcessesOfUser finds. SIGSTOP and SIGCONT
 // freeze and thaw a worker's processes. Refuses uid 0 and this process's own uid.
 Status SignalUser(uid_t uid, int sig);
+
+// Kills every process of `uid` until none is live (an error names those still alive after ten
+// seconds). Refuses uid 0 and this process's own uid.
+Status KillSandboxProcesses(uid_t uid);
 
 // Kills every process of `uid` until none is live (an error names those still alive after ten
 // seconds), removes every SysV shared memory segment, semaphore set and message queue that

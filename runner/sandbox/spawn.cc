@@ -14,6 +14,7 @@
 #include <string>
 
 #include "sandbox/contain.h"
+#include "sandbox/reap.h"
 #include "sandbox/seccomp_filter.h"
 
 namespace ratchet {
@@ -93,6 +94,38 @@ Result<std::vector<std::string>> ExistingFolders(const SpawnSpec& spec) {
   return existing;
 }
 
+// The temporary folders of this machine that the child gets empty ones of its own for (those that
+// exist), and, when the working folder lies inside one, the folders to make in the new tmpfs
+// from there down to the working folder, which is then bind-mounted onto the last.
+struct TempPlan {
+  std::vector<std::string> folders;
+  std::vector<std::string> keep_dirs;
+  std::string options;
+};
+
+TempPlan PlanTemp(const SpawnSpec& spec) {
+  TempPlan plan;
+  for (const std::string& folder : WorldWritableFolders()) {
+    struct stat st;
+    if (stat(folder.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) plan.folders.push_back(folder);
+  }
+  for (const std::string& folder : plan.folders) {
+    if (spec.cwd.size() <= folder.size() + 1 || spec.cwd.compare(0, folder.size(), folder) != 0 ||
+        spec.cwd[folder.size()] != '/') {
+      continue;
+    }
+    for (size_t slash = spec.cwd.find('/', folder.size() + 1);; slash = spec.cwd.find('/', slash + 1)) {
+      std::string dir = spec.cwd.substr(0, slash);
+      if (!dir.empty() && dir.back() != '/' && dir.size() > folder.size() + 1) plan.keep_dirs.push_back(dir);
+      if (slash == std::string::npos) break;
+    }
+    break;
+  }
+  // As large as the largest file the child may write; inodes enough for any honest use.
+  plan.options = "size=" + std::to_string(spec.file_size_bytes) + ",nr_inodes=65536,mode=1777";
+  return plan;
+}
+
 std::vector<char*> NullTerminated(const std::vector<std::string>& strings) {
   std::vector<char*> pointers;
   for (const std::string& s : strings) pointers.push_back(const_cast<char*>(s.c_str()));
@@ -140,12 +173,23 @@ std::string DescribeFailure(const ChildError& error, const SpawnSpec& spec,
     case ChildOp::kSetrlimitNofile:
       return "setrlimit(RLIMIT_NOFILE, " + std::to_string(spec.open_files) + ")";
     case ChildOp::kUnshareMount:
-      return "unshare(CLONE_NEWNS)";
+      return "unshare(CLONE_NEWNS | CLONE_NEWIPC)";
     case ChildOp::kMakePrivate:
       return "mount(/, MS_REC | MS_PRIVATE)";
     case ChildOp::kCover:
       if (error.item < 0 || static_cast<size_t>(error.item) >= covered.size()) break;
       return "mount an empty tmpfs over " + covered[error.item];
+    case ChildOp::kPrivateTemp: {
+      std::vector<std::string> folders = PlanTemp(spec).folders;
+      if (error.item < 0 || static_cast<size_t>(error.item) >= folders.size()) break;
+      return "mount an empty tmpfs of the child's own over " + folders[error.item];
+    }
+    case ChildOp::kKeepFolder: {
+      std::vector<std::string> dirs = PlanTemp(spec).keep_dirs;
+      if (error.item == -1) return "bind-mount " + spec.cwd + " into the child's own temporary folder";
+      if (error.item < 0 || static_cast<size_t>(error.item) >= dirs.size()) break;
+      return "mkdir " + dirs[error.item] + " in the child's own temporary folder";
+    }
     case ChildOp::kSetgroups:
       return "setgroups(0, NULL)";
     case ChildOp::kSetresgid:
@@ -211,6 +255,10 @@ Result<pid_t> Spawn(const SpawnSpec& spec) {
   std::vector<char*> envp = NullTerminated(spec.env);
   std::vector<const char*> covered_paths;
   for (const std::string& folder : *covered) covered_paths.push_back(folder.c_str());
+  const TempPlan temp = PlanTemp(spec);
+  std::vector<const char*> temp_paths, keep_paths;
+  for (const std::string& folder : temp.folders) temp_paths.push_back(folder.c_str());
+  for (const std::string& dir : temp.keep_dirs) keep_paths.push_back(dir.c_str());
   std::vector<int> scratch_fds(spec.fds.size());
   sock_fprog program_bpf = {static_cast<unsigned short>(filter->size()),
                             const_cast<sock_filter*>(filter->data())};
@@ -240,6 +288,11 @@ Result<pid_t> Spawn(const SpawnSpec& spec) {
   plan.as_root = geteuid() == 0;
   plan.covered = covered_paths.data();
   plan.covered_count = plan.as_root ? covered_paths.size() : 0;
+  plan.temp = temp_paths.data();
+  plan.temp_count = plan.as_root ? temp_paths.size() : 0;
+  plan.temp_options = temp.options.c_str();
+  plan.keep_dirs = keep_paths.data();
+  plan.keep_count = plan.as_root ? keep_paths.size() : 0;
   plan.uid = kSandboxUid;
   plan.gid = kSandboxGid;
   plan.filter = &program_bpf;

@@ -29,7 +29,9 @@ struct SpawnSpec {
   std::vector<std::string> env;
   // The child's working folder: its own, created 0700 by the caller (owned by the sandbox uid
   // when running as root). The child enters it after giving up root, so it must be reachable
-  // by the sandbox uid.
+  // by the sandbox uid. As root the child gets empty temporary folders of its own (/tmp,
+  // /var/tmp, /dev/shm, /run/lock); a working folder inside one of them stays visible (it is
+  // bind-mounted into the new one), nothing else of the machine's temporary folders does.
   std::string cwd;
   // Moved to these numbers in the child; 0, 1 and 2 are /dev/null unless mapped, every other
   // descriptor is closed.

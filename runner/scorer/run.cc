@@ -141,16 +141,21 @@ Result<RunOutcome> ScoreOnce(const RunInputs& inputs, const ProgressSink& say) {
                                                     " minutes"};
       return outcome;
     }
-    // Both draws exist before the worker does; the timed one reaches it only inside its window.
+    // Before the first worker, whatever an older run or another scorer left on the machine goes;
+    // later, the last worker's processes (its files and IPC objects died with its namespaces).
+    if (sandbox_full) {
+      RATCHET_RETURN_IF_ERROR(index == 0 ? ReapSandbox(kSandboxUid) : KillSandboxProcesses(kSandboxUid));
+    }
+    Result<std::unique_ptr<WorkerProcess>> started = WorkerProcess::Start(launch);
+    if (!started.ok()) return started.status();
+    WorkerProcess& worker = **started;
+    // The draws are made while the worker starts (loading torch takes it longer); the timed one
+    // reaches it only inside its window.
     Result<Draw> warm = draws.Make(planned.warmup_dataset, planned.warmup_draw_index);
     if (!warm.ok()) return warm.status();
     Result<Draw> timed = draws.Make(planned.dataset, planned.draw_index);
     if (!timed.ok()) return timed.status();
-
-    if (sandbox_full) RATCHET_RETURN_IF_ERROR(ReapSandbox(kSandboxUid));
-    Result<std::unique_ptr<WorkerProcess>> started = WorkerProcess::Start(launch);
-    if (!started.ok()) return started.status();
-    WorkerProcess& worker = **started;
+    if (index == 0 && inputs.before_first_call) RATCHET_RETURN_IF_ERROR(inputs.before_first_call());
     const std::string folder = worker.folder();
     CallRecord record;
     record.dataset = planned.dataset;

@@ -39,6 +39,10 @@ struct RunInputs {
   const RuleSet* rules = nullptr;
   // Set by a signal handler; checked between steps. A run that sees it stops as interrupted.
   const std::atomic<bool>* interrupted = nullptr;
+  // Called once, after the first worker is started and before it is spoken to: work of the
+  // caller's that may overlap the worker's start-up but must be done before any call (the
+  // contract, when a fact of it comes from a slow probe). An error ends the run with it.
+  std::function<Status()> before_first_call;
 };
 
 struct CallRecord {

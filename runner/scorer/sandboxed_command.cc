@@ -25,7 +25,7 @@ Result<SandboxedResult> RunSandboxed(const SandboxedCommand& command) {
   Result<std::string> folder = MakeWorkerFolder(command.copies, command.files);
   if (!folder.ok()) return folder.status();
   auto cleanup = [&] {
-    if (full) ReapSandbox(kSandboxUid);
+    if (full) KillSandboxProcesses(kSandboxUid);
     std::error_code ignored;
     std::filesystem::remove_all(*folder, ignored);
   };

@@ -253,7 +253,7 @@ void WorkerProcess::Close() {
   }
   // Whatever the method started (a forked child in another session) goes with the sandbox
   // user's processes; its log pipe then closes.
-  if (sandbox_uid_) ReapSandbox(kSandboxUid);
+  if (sandbox_uid_) KillSandboxProcesses(kSandboxUid);
   if (log_) {
     log_->stopping.store(true);
     if (log_->thread.joinable()) log_->thread.join();

@@ -139,6 +139,28 @@ def mnist_stand_in(train, test, dims):
     return module
 
 
+def largest_cpu_cache_bytes(folder="/sys/devices/system/cpu/cpu0/cache"):
+    """The largest of cpu0's caches (one instance: the L3 a core shares, not the socket's total),
+    or None."""
+    largest = None
+    for index in range(16):
+        try:
+            with open(f"{folder}/index{index}/size") as file:
+                text = file.readline().strip()
+        except OSError:
+            continue
+        unit = {"K": 1 << 10, "M": 1 << 20, "G": 1 << 30}.get(text[-1:], 1)
+        digits = text[:-1] if unit != 1 else text
+        if digits.isdigit() and len(digits) <= 12:
+            largest = max(largest or 0, int(digits) * unit)
+    return largest
+
+
+def cpu_flush_bytes(largest):
+    """Twice the largest cache, at least 8 MiB; 64 MiB when unknown."""
+    return 64 << 20 if largest is None else max(2 * largest, 8 << 20)
+
+
 def cpu_name():
     try:
         with open("/proc/cpuinfo") as cpuinfo:
@@ -187,6 +209,7 @@ class Worker:
         self.sizes = None     # (train, test, dims), from hello
         self.buffer = None    # the read-only mapping of fd 5
         self.flush = None     # on CUDA: a buffer larger than the L2, zeroed before each call
+        self.cpu_flush = None  # larger than the CPU's caches, written before every go
         self.inputs = None    # the three device tensors, the same on every call
         self.method = None
 
@@ -198,7 +221,13 @@ class Worker:
         if name == "load":
             return self.load(command), b""
         if name == "gc":
+            # The collection the protocol asks for before every go; then the CPU's caches are
+            # overwritten, so that every go (the calibration's empty ones, the warm-up, the timed
+            # call) starts from the same cold state, as a full collection of the heap left them
+            # before the heap was frozen (see main).
             gc.collect()
+            if self.cpu_flush is not None:
+                self.cpu_flush.fill_(1)
             return {"ok": True}, b""
         if name == "go":
             return self.go(command)
@@ -224,13 +253,15 @@ class Worker:
         props = torch.cuda.get_device_properties(0) if CUDA else None
         uuid = getattr(props, "uuid", None)
         l2_bytes = getattr(props, "L2_cache_size", None) or None
+        cpu_flush = cpu_flush_bytes(largest_cpu_cache_bytes())
+        self.cpu_flush = torch.empty(cpu_flush // 4, dtype=torch.int32)
         if CUDA:
             flush_bytes = max(2 * (l2_bytes or 0), MIN_FLUSH_BYTES)
             self.flush = torch.empty(flush_bytes // 4, dtype=torch.int32, device=DEVICE)
         return {"ok": True, "worker": "worker.py", "protocol": 1, "device": DEVICE.type,
                 "device_name": torch.cuda.get_device_name(0) if CUDA else cpu_name(),
                 "uuid": f"GPU-{uuid}" if uuid is not None else None,
-                "torch": torch.__version__, "l2_bytes": l2_bytes,
+                "torch": torch.__version__, "l2_bytes": l2_bytes, "cpu_flush_bytes": cpu_flush,
                 "python": platform.python_version(), "sandbox": sandbox_state()}
 
     def load(self, command):
@@ -348,6 +379,13 @@ def main():
                   "fds 3, 4 and 5", file=sys.stderr)
             return 2
     worker = Worker()
+    # What exists now (torch and everything it imported) lives as long as the worker: frozen out
+    # of the collector's sight, the protocol's collection before every go walks only what the
+    # method and the protocol made since, instead of all of torch's objects each time (about
+    # 26 ms with CPU torch on the 2-core development machine). A method's garbage is collected
+    # as before; the cold caches such a walk left are made by the gc command's cache flush.
+    gc.collect()
+    gc.freeze()
     while True:
         exit_status = None
         try:

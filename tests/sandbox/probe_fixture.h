@@ -66,15 +66,18 @@ class ProbeTest : public ::testing::Test {
     if (IsRoot()) {
       ASSERT_EQ(chown(worker_.c_str(), kSandboxUid, kSandboxGid), 0);
     }
-    secret_ = dir_ / "secret";
+    // Everything the probe is meant to see lies in its working folder: as root the child gets
+    // empty temporary folders of its own, and of the machine's /tmp only its working folder
+    // stays visible (the test's folder is in /tmp).
+    secret_ = worker_ + "/secret";
     ASSERT_TRUE(WriteFileAtomic(secret_, "the parent's secret", 0600).ok());
     // The probe runs from a copy in the test's own folder: the build tree may lie in a folder
     // the sandbox user cannot enter (a checkout under a 0700 folder, as mktemp -d makes).
-    probe_ = dir_ / "sandbox_probe";
+    probe_ = worker_ + "/sandbox_probe";
     Result<std::string> probe = ReadFile(RATCHET_SANDBOX_PROBE);
     ASSERT_TRUE(probe.ok()) << probe.status().ToString();
     ASSERT_TRUE(WriteFileAtomic(probe_, *probe, 0755).ok());
-    covered_ = dir_ / "datasets";
+    covered_ = worker_ + "/datasets";
     ASSERT_EQ(mkdir(covered_.c_str(), 0755), 0);
     ASSERT_TRUE(WriteFileAtomic(covered_ + "/data.txt", "a dataset", 0644).ok());
   }

@@ -4,6 +4,7 @@
 //
 //   sandbox_probe report ROOT_ONLY_FILE COVERED_FOLDER   (which holds data.txt)
 //   sandbox_probe leave TAG LINK_TARGET   leaves files and two background processes behind
+//   sandbox_probe look TAG                whether each path `leave` writes exists (lstat's errno)
 //   sandbox_probe sleep                   waits to be signalled
 //   sandbox_probe x32                     makes a syscall through the x32 ABI
 #include <dirent.h>
@@ -272,6 +273,19 @@ Json Leave(const std::string& tag, const std::string& link_target) {
   return out;
 }
 
+// The paths Leave writes, as this process sees them: 0 when one exists, else lstat's errno.
+Json Look(const std::string& tag) {
+  Json out;
+  for (const char* folder : {"/tmp", "/var/tmp", "/dev/shm", "/run/lock"}) {
+    for (const char* suffix : {".file", ".link", ".tree"}) {
+      std::string path = std::string(folder) + "/" + tag + suffix;
+      struct stat st;
+      out[path] = Outcome(lstat(path.c_str(), &st));
+    }
+  }
+  return out;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -284,6 +298,10 @@ int main(int argc, char** argv) {
     std::cout << Leave(argv[2], argv[3]).dump() << std::endl;
     return 0;
   }
+  if (mode == "look" && argc == 3) {
+    std::cout << Look(argv[2]).dump() << std::endl;
+    return 0;
+  }
   if (mode == "sleep") {
     Idle(nullptr);
   }
@@ -293,6 +311,6 @@ int main(int argc, char** argv) {
     return 0;
   }
   std::cerr << "usage: sandbox_probe report ROOT_ONLY_FILE COVERED_FOLDER | leave TAG LINK_TARGET "
-               "| sleep | x32\n";
+               "| look TAG | sleep | x32\n";
   return 2;
 }
