@@ -27,11 +27,15 @@ const std::vector<Command>& Commands();
 int RunContract(CommandContext& context);
 int RunDatasets(CommandContext& context);
 int RunDraw(CommandContext& context);
+int RunPromote(CommandContext& context);
+int RunRun(CommandContext& context);
 int RunScore(CommandContext& context);
 
 extern const char kContractUsage[];
 extern const char kDatasetsUsage[];
 extern const char kDrawUsage[];
+extern const char kPromoteUsage[];
+extern const char kRunUsage[];
 extern const char kScoreUsage[];
 
 // Real entry point: `ratchet [--help | --version | COMMAND ...]`.

@@ -25,32 +25,36 @@ Json DeviceJson(const DeviceFacts& device) {
           {"power_limit_w", power}};
 }
 
-void Diff(const Json& a, const Json& b, const std::string& path, std::vector<std::string>* out) {
+void Diff(const Json& a, const Json& b, const std::string& path,
+          std::vector<ContractDifference>* out) {
   if (a.is_object() && b.is_object()) {
     for (auto it = a.begin(); it != a.end(); ++it) {
       auto other = b.find(it.key());
       if (other == b.end()) {
-        out->push_back(JoinPath(path, it.key()));
+        out->push_back({JoinPath(path, it.key()), it.value(), std::nullopt});
       } else {
         Diff(it.value(), *other, JoinPath(path, it.key()), out);
       }
     }
     for (auto it = b.begin(); it != b.end(); ++it) {
-      if (!a.contains(it.key())) out->push_back(JoinPath(path, it.key()));
+      if (!a.contains(it.key())) {
+        out->push_back({JoinPath(path, it.key()), std::nullopt, it.value()});
+      }
     }
     return;
   }
   if (a.is_array() && b.is_array()) {
     for (size_t i = 0; i < std::max(a.size(), b.size()); ++i) {
       if (i >= a.size() || i >= b.size()) {
-        out->push_back(JoinPath(path, i));
+        out->push_back({JoinPath(path, i), i < a.size() ? std::optional<Json>(a[i]) : std::nullopt,
+                        i < b.size() ? std::optional<Json>(b[i]) : std::nullopt});
       } else {
         Diff(a[i], b[i], JoinPath(path, i), out);
       }
     }
     return;
   }
-  if (a != b) out->push_back(path);
+  if (a != b) out->push_back({path, a, b});
 }
 
 }  // namespace
@@ -120,21 +124,36 @@ Result<std::string> LaneId(const Json& lane) {
 }
 
 std::vector<std::string> DiffLocked(const Json& a, const Json& b) {
-  auto locked = [](const Json& contract) -> const Json* {
+  std::vector<std::string> paths;
+  for (const ContractDifference& difference : DiffContractPart(a, b, "locked")) {
+    paths.push_back(difference.path);
+  }
+  return paths;
+}
+
+std::vector<ContractDifference> DiffContractPart(const Json& a, const Json& b,
+                                                 const std::string& part) {
+  auto find = [&part](const Json& contract) -> const Json* {
     if (!contract.is_object()) return nullptr;
-    auto it = contract.find("locked");
+    auto it = contract.find(part);
     return it == contract.end() ? nullptr : &*it;
   };
-  const Json* left = locked(a);
-  const Json* right = locked(b);
-  std::vector<std::string> paths;
+  const Json* left = find(a);
+  const Json* right = find(b);
+  std::vector<ContractDifference> differences;
   if (left == nullptr || right == nullptr) {
-    if (left != right) paths.push_back("locked");
-    return paths;
+    if (left != right) {
+      differences.push_back({part, left ? std::optional<Json>(*left) : std::nullopt,
+                             right ? std::optional<Json>(*right) : std::nullopt});
+    }
+    return differences;
   }
-  Diff(*left, *right, "locked", &paths);
-  std::sort(paths.begin(), paths.end());
-  return paths;
+  Diff(*left, *right, part, &differences);
+  std::sort(differences.begin(), differences.end(),
+            [](const ContractDifference& x, const ContractDifference& y) {
+              return x.path < y.path;
+            });
+  return differences;
 }
 
 }  // namespace ratchet

@@ -57,6 +57,20 @@ Result<std::string> LaneId(const Json& lane);
 // empty when the two are equal.
 std::vector<std::string> DiffLocked(const Json& a, const Json& b);
 
+// One field at which two contracts differ: its path ("lane.toolchain.libtorch") and its value in
+// each contract, nullopt where that contract lacks the field.
+struct ContractDifference {
+  std::string path;
+  std::optional<Json> a;
+  std::optional<Json> b;
+};
+
+// The fields at which the `part` ("locked" or "lane") of two contracts differ, found as
+// DiffLocked finds them (DiffLocked is the paths of part "locked"), with both values. Sorted by
+// path; a part that one contract lacks is one difference named by the part itself.
+std::vector<ContractDifference> DiffContractPart(const Json& a, const Json& b,
+                                                 const std::string& part);
+
 }  // namespace ratchet
 
 #endif  // RATCHET_CONTRACT_CONTRACT_H_

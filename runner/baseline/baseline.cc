@@ -1,0 +1,388 @@
+#include "baseline/baseline.h"
+
+#include <algorithm>
+#include <cmath>
+#include <set>
+
+#include "core/file.h"
+
+namespace ratchet {
+namespace {
+
+// Reads one JSON object strictly: every field it takes is named, what is left over is an error.
+class Fields {
+ public:
+  Fields(const Json& object, std::string path, std::string what)
+      : object_(object), path_(std::move(path)), what_(std::move(what)) {}
+
+  Status Error(const std::string& field, const std::string& message) const {
+    return Status::BadInput(what_ + ": field \"" + JoinPath(path_, field) + "\": " + message);
+  }
+
+  const Json* Find(const std::string& field) {
+    taken_.insert(field);
+    auto it = object_.find(field);
+    return it == object_.end() ? nullptr : &*it;
+  }
+
+  Result<std::string> String(const std::string& field, bool required, bool nonempty = false) {
+    const Json* value = Find(field);
+    if (value == nullptr) {
+      if (required) return Error(field, "is missing");
+      return std::string();
+    }
+    if (!value->is_string()) return Error(field, "must be a string");
+    if (nonempty && value->get<std::string>().empty()) return Error(field, "must not be empty");
+    return value->get<std::string>();
+  }
+
+  Result<std::optional<int64_t>> Integer(const std::string& field, int64_t low, int64_t high) {
+    const Json* value = Find(field);
+    if (value == nullptr) return std::optional<int64_t>();
+    if (!value->is_number_integer() ||
+        (value->is_number_unsigned() && value->get<uint64_t>() > static_cast<uint64_t>(high)) ||
+        value->get<int64_t>() < low || value->get<int64_t>() > high) {
+      return Error(field, "must be a whole number from " + std::to_string(low) + " to " +
+                              std::to_string(high));
+    }
+    return std::optional<int64_t>(value->get<int64_t>());
+  }
+
+  Result<double> Number(const std::string& field, bool required, double fallback, double low,
+                        bool positive) {
+    const Json* value = Find(field);
+    if (value == nullptr) {
+      if (required) return Error(field, "is missing");
+      return fallback;
+    }
+    if (!value->is_number() || !std::isfinite(value->get<double>()) ||
+        value->get<double>() < low || (positive && value->get<double>() <= 0)) {
+      return Error(field, positive ? "must be a number above 0" : "must be a number, at least " +
+                                                                      std::to_string(low));
+    }
+    return value->get<double>();
+  }
+
+  Result<const Json*> Object(const std::string& field, bool required) {
+    const Json* value = Find(field);
+    if (value == nullptr) {
+      if (required) return Error(field, "is missing");
+      return static_cast<const Json*>(nullptr);
+    }
+    if (!value->is_object()) return Error(field, "must be an object");
+    return value;
+  }
+
+  Status Done() const {
+    for (auto it = object_.begin(); it != object_.end(); ++it) {
+      if (!taken_.count(it.key())) return Error(it.key(), "is not a field of the baseline format");
+    }
+    return Status::Ok();
+  }
+
+  const std::string& path() const { return path_; }
+
+ private:
+  const Json& object_;
+  std::string path_;
+  std::string what_;
+  std::set<std::string> taken_;
+};
+
+bool IsLowerHex64(const std::string& text) {
+  return text.size() == 64 && std::all_of(text.begin(), text.end(), [](char c) {
+           return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f');
+         });
+}
+
+bool IsRuleId(const std::string& rule) {
+  return !rule.empty() && std::all_of(rule.begin(), rule.end(), [](char c) {
+    return (c >= 'a' && c <= 'z') || c == '-';
+  });
+}
+
+Result<Expected> ParseExpected(const Json& json, const std::string& path, const std::string& what) {
+  if (!json.is_object()) {
+    return Status::BadInput(what + ": field \"" + path + "\": must be an object");
+  }
+  Fields fields(json, path, what);
+  Expected expected;
+  Result<std::string> status = fields.String("status", true);
+  if (!status.ok()) return status.status();
+  if (*status != "qualified" && *status != "disqualified") {
+    return fields.Error("status", "must be \"qualified\" or \"disqualified\", not \"" + *status + "\"");
+  }
+  expected.status = *status;
+  const Json* broken = fields.Find("broken");
+  if (broken == nullptr) return fields.Error("broken", "is missing");
+  if (!broken->is_array()) return fields.Error("broken", "must be an array of rule ids");
+  for (size_t i = 0; i < broken->size(); ++i) {
+    const Json& rule = (*broken)[i];
+    if (!rule.is_string() || !IsRuleId(rule.get<std::string>())) {
+      return Status::BadInput(what + ": field \"" + JoinPath(JoinPath(path, "broken"), i) +
+                              "\": must be a rule id (lowercase letters and '-')");
+    }
+    expected.broken.push_back(rule.get<std::string>());
+  }
+  std::vector<std::string> sorted = expected.broken;
+  std::sort(sorted.begin(), sorted.end());
+  if (std::adjacent_find(sorted.begin(), sorted.end()) != sorted.end() || sorted != expected.broken) {
+    return fields.Error("broken", "must be sorted, each rule id once");
+  }
+  if ((expected.status == "qualified") != expected.broken.empty()) {
+    return fields.Error("broken", expected.status == "qualified"
+                                      ? "must be empty for a qualified outcome"
+                                      : "must name the rules a disqualified outcome broke");
+  }
+  RATCHET_RETURN_IF_ERROR(fields.Done());
+  return expected;
+}
+
+Result<BaselineRecord> ParseRecord(const std::string& id, const Json& json, const std::string& what) {
+  const std::string path = JoinPath("records", id);
+  const std::string where = what + ": record \"" + id + "\"";
+  RATCHET_RETURN_IF_ERROR(CheckRecordId(id, where));
+  if (!json.is_object()) return Status::BadInput(where + ": field \"" + path + "\": must be an object");
+  Fields fields(json, path, where);
+  BaselineRecord record;
+  record.id = id;
+  Result<std::string> text = fields.String("submission", true, true);
+  if (!text.ok()) return text.status();
+  record.submission = *text;
+  if (!(text = fields.String("function", false)).ok()) return text.status();
+  record.function = *text;
+  if (!(text = fields.String("sha256", false)).ok()) return text.status();
+  if (fields.Find("sha256") != nullptr && !IsLowerHex64(*text)) {
+    return fields.Error("sha256", "must be 64 lowercase hex digits");
+  }
+  record.sha256 = *text;
+  Result<std::optional<int64_t>> number = fields.Integer("difficulty", 1, 1000);
+  if (!number.ok()) return number.status();
+  record.difficulty = *number;
+  if (!(number = fields.Integer("band_bp", 1, 9999)).ok()) return number.status();
+  record.band_bp = *number;
+  if (record.difficulty.has_value() == record.band_bp.has_value()) {
+    return fields.Error("difficulty", "give exactly one of \"difficulty\" and \"band_bp\"");
+  }
+  if (!(number = fields.Integer("runs", 1, 100)).ok()) return number.status();
+  record.runs = *number;
+  if (fields.Find("device") != nullptr) {
+    if (!(text = fields.String("device", true)).ok()) return text.status();
+    if (*text != "cuda") return fields.Error("device", "must be \"cuda\" (scored on GPU lanes only)");
+    record.device = *text;
+  }
+  if (const Json* expected = fields.Find("expected")) {
+    Result<Expected> parsed = ParseExpected(*expected, JoinPath(path, "expected"), where);
+    if (!parsed.ok()) return parsed.status();
+    record.expected = *parsed;
+  }
+  for (const char* which : {"timing", "energy"}) {
+    Result<const Json*> lanes = fields.Object(which, false);
+    if (!lanes.ok()) return lanes.status();
+    if (*lanes == nullptr) continue;
+    for (auto it = (*lanes)->begin(); it != (*lanes)->end(); ++it) {
+      const std::string lane_path = JoinPath(JoinPath(path, which), it.key());
+      if (!it.value().is_object()) {
+        return Status::BadInput(where + ": field \"" + lane_path + "\": must be an object");
+      }
+      Fields lane(it.value(), lane_path, where);
+      if (std::string(which) == "timing") {
+        LaneTiming timing;
+        Result<double> value = lane.Number("ranked_ms", true, 0, 0, true);
+        if (!value.ok()) return value.status();
+        timing.ranked_ms = *value;
+        if (!(value = lane.Number("relative", false, timing.relative, 0, false)).ok()) return value.status();
+        timing.relative = *value;
+        if (!(value = lane.Number("absolute_ms", false, timing.absolute_ms, 0, false)).ok()) {
+          return value.status();
+        }
+        timing.absolute_ms = *value;
+        record.timing[it.key()] = timing;
+      } else {
+        LaneEnergy energy;
+        Result<double> value = lane.Number("mj_per_call", true, 0, 0, true);
+        if (!value.ok()) return value.status();
+        energy.mj_per_call = *value;
+        if (!(value = lane.Number("relative", false, energy.relative, 0, false)).ok()) return value.status();
+        energy.relative = *value;
+        record.energy[it.key()] = energy;
+      }
+      RATCHET_RETURN_IF_ERROR(lane.Done());
+    }
+  }
+  if (!(text = fields.String("reason", false)).ok()) return text.status();
+  record.reason = *text;
+  if (!(text = fields.String("reviewed_by", false)).ok()) return text.status();
+  record.reviewed_by = *text;
+  if (fields.Find("reviewed_commit") != nullptr) {
+    if (!(text = fields.String("reviewed_commit", true)).ok()) return text.status();
+    record.reviewed_commit = *text;
+  }
+  if (const Json* clean = fields.Find("reviewed_clean")) {
+    if (!clean->is_boolean()) return fields.Error("reviewed_clean", "must be true or false");
+    record.reviewed_clean = clean->get<bool>();
+  }
+  Result<const Json*> evidence = fields.Object("evidence", false);
+  if (!evidence.ok()) return evidence.status();
+  if (*evidence != nullptr) {
+    Fields ref(**evidence, JoinPath(path, "evidence"), where);
+    EvidenceRef parsed;
+    if (!(text = ref.String("path", true, true)).ok()) return text.status();
+    parsed.path = *text;
+    if (!(text = ref.String("manifest_sha256", true)).ok()) return text.status();
+    if (!IsLowerHex64(*text)) return ref.Error("manifest_sha256", "must be 64 lowercase hex digits");
+    parsed.manifest_sha256 = *text;
+    RATCHET_RETURN_IF_ERROR(ref.Done());
+    record.evidence = parsed;
+  }
+  RATCHET_RETURN_IF_ERROR(fields.Done());
+  return record;
+}
+
+Json RecordJson(const BaselineRecord& record) {
+  Json json = {{"submission", record.submission}};
+  if (!record.sha256.empty()) json["sha256"] = record.sha256;
+  if (!record.function.empty()) json["function"] = record.function;
+  if (record.difficulty) json["difficulty"] = *record.difficulty;
+  if (record.band_bp) json["band_bp"] = *record.band_bp;
+  if (record.runs) json["runs"] = *record.runs;
+  if (record.device) json["device"] = *record.device;
+  if (record.expected) {
+    json["expected"] = {{"status", record.expected->status}, {"broken", record.expected->broken}};
+  }
+  if (!record.timing.empty()) {
+    Json& timing = json["timing"] = Json::object();
+    for (const auto& [lane, value] : record.timing) {
+      timing[lane] = {{"ranked_ms", value.ranked_ms},
+                      {"relative", value.relative},
+                      {"absolute_ms", value.absolute_ms}};
+    }
+  }
+  if (!record.energy.empty()) {
+    Json& energy = json["energy"] = Json::object();
+    for (const auto& [lane, value] : record.energy) {
+      energy[lane] = {{"mj_per_call", value.mj_per_call}, {"relative", value.relative}};
+    }
+  }
+  if (!record.reason.empty()) json["reason"] = record.reason;
+  if (!record.reviewed_by.empty()) json["reviewed_by"] = record.reviewed_by;
+  if (record.reviewed_commit) json["reviewed_commit"] = *record.reviewed_commit;
+  if (record.reviewed_clean) json["reviewed_clean"] = *record.reviewed_clean;
+  if (record.evidence) {
+    json["evidence"] = {{"path", record.evidence->path},
+                        {"manifest_sha256", record.evidence->manifest_sha256}};
+  }
+  return json;
+}
+
+}  // namespace
+
+Status CheckRecordId(const std::string& id, const std::string& what) {
+  if (id.empty() || id.size() > 100 || id[0] == '.' ||
+      !std::all_of(id.begin(), id.end(), [](char c) {
+        return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+               c == '.' || c == '_' || c == '-';
+      })) {
+    return Status::BadInput(what + ": \"" + id +
+                            "\" is not a record id (1-100 characters of A-Z a-z 0-9 . _ -, not "
+                            "starting with '.')");
+  }
+  return Status::Ok();
+}
+
+Result<Baseline> ParseBaseline(std::string_view text, const std::string& what) {
+  Result<Json> parsed = ParseJson(text, what);
+  if (!parsed.ok()) return parsed.status();
+  if (!parsed->is_object()) return Status::BadInput(what + ": the baseline must be a JSON object");
+  Fields top(*parsed, "", what);
+  Result<std::string> schema = top.String("schema", true);
+  if (!schema.ok()) return schema.status();
+  if (*schema != kBaselineSchema) {
+    return top.Error("schema", "is \"" + *schema + "\"; this ratchet reads \"" + kBaselineSchema + "\"");
+  }
+  Baseline baseline;
+  Result<const Json*> contract = top.Object("contract", true);
+  if (!contract.ok()) return contract.status();
+  Fields contract_fields(**contract, "contract", what);
+  Result<const Json*> locked = contract_fields.Object("locked", true);
+  if (!locked.ok()) return locked.status();
+  baseline.locked = **locked;
+  Result<const Json*> rule_set = contract_fields.Object("rule_set", false);
+  if (!rule_set.ok()) return rule_set.status();
+  if (*rule_set != nullptr) baseline.rule_set = **rule_set;
+  RATCHET_RETURN_IF_ERROR(contract_fields.Done());
+
+  Result<const Json*> lanes = top.Object("lanes", false);
+  if (!lanes.ok()) return lanes.status();
+  if (*lanes != nullptr) {
+    for (auto it = (*lanes)->begin(); it != (*lanes)->end(); ++it) {
+      const std::string path = JoinPath("lanes", it.key());
+      if (!it.value().is_object()) {
+        return Status::BadInput(what + ": field \"" + path + "\": must be an object");
+      }
+      Fields lane(it.value(), path, what);
+      ReviewedLane reviewed;
+      Result<const Json*> facts = lane.Object("facts", true);
+      if (!facts.ok()) return facts.status();
+      reviewed.facts = **facts;
+      Result<const Json*> review = lane.Object("reviewed", true);
+      if (!review.ok()) return review.status();
+      Fields review_fields(**review, JoinPath(path, "reviewed"), what);
+      Result<std::string> text = review_fields.String("by", true, true);
+      if (!text.ok()) return text.status();
+      reviewed.by = *text;
+      if (!(text = review_fields.String("reason", true, true)).ok()) return text.status();
+      reviewed.reason = *text;
+      if (!(text = review_fields.String("evidence", false)).ok()) return text.status();
+      reviewed.evidence = *text;
+      RATCHET_RETURN_IF_ERROR(review_fields.Done());
+      RATCHET_RETURN_IF_ERROR(lane.Done());
+      baseline.lanes[it.key()] = reviewed;
+    }
+  }
+  Result<const Json*> records = top.Object("records", true);
+  if (!records.ok()) return records.status();
+  for (auto it = (*records)->begin(); it != (*records)->end(); ++it) {
+    Result<BaselineRecord> record = ParseRecord(it.key(), it.value(), what);
+    if (!record.ok()) return record.status();
+    baseline.records[it.key()] = std::move(*record);
+  }
+  RATCHET_RETURN_IF_ERROR(top.Done());
+  return baseline;
+}
+
+Result<Baseline> LoadBaseline(const std::string& path) {
+  RATCHET_RETURN_IF_ERROR(CheckInputFile(path, "the baseline"));
+  Result<std::string> text = ReadFile(path, 64 << 20);
+  if (!text.ok()) return text.status();
+  return ParseBaseline(*text, path);
+}
+
+Json BaselineJson(const Baseline& baseline) {
+  Json contract = {{"locked", baseline.locked}};
+  if (!baseline.rule_set.is_null()) contract["rule_set"] = baseline.rule_set;
+  Json lanes = Json::object();
+  for (const auto& [id, lane] : baseline.lanes) {
+    Json reviewed = {{"by", lane.by}, {"reason", lane.reason}};
+    if (!lane.evidence.empty()) reviewed["evidence"] = lane.evidence;
+    lanes[id] = {{"facts", lane.facts}, {"reviewed", reviewed}};
+  }
+  Json records = Json::object();
+  for (const auto& [id, record] : baseline.records) records[id] = RecordJson(record);
+  return {{"schema", kBaselineSchema}, {"contract", contract}, {"lanes", lanes}, {"records", records}};
+}
+
+Result<std::string> BaselineText(const Baseline& baseline) {
+  Json json = BaselineJson(baseline);
+  Result<std::string> canonical = CanonicalJson(json);  // refuses NaN and the infinities
+  if (!canonical.ok()) return canonical.status().Annotate("the baseline");
+  return json.dump(2, ' ', false, Json::error_handler_t::strict) + "\n";
+}
+
+Status WriteBaseline(const std::string& path, const Baseline& baseline) {
+  Result<std::string> text = BaselineText(baseline);
+  if (!text.ok()) return text.status();
+  return WriteFileAtomic(path, *text, 0644);
+}
+
+}  // namespace ratchet

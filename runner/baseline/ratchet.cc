@@ -1,0 +1,172 @@
+#include "baseline/ratchet.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+
+#include "contract/contract.h"
+
+namespace ratchet {
+namespace {
+
+std::string Ms(double ms) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.3f ms", ms);
+  return text;
+}
+
+std::string OutcomeText(const Expected& outcome) {
+  if (outcome.broken.empty()) return outcome.status;
+  std::string text = outcome.status + " (";
+  for (size_t i = 0; i < outcome.broken.size(); ++i) text += (i ? ", " : "") + outcome.broken[i];
+  return text + ")";
+}
+
+std::string ValueText(const std::optional<Json>& value) {
+  if (!value) return "(absent)";
+  std::string text = value->dump();
+  return text.size() > 80 ? text.substr(0, 77) + "..." : text;
+}
+
+bool Unreviewed(const std::string& reason) {
+  std::string trimmed = reason;
+  trimmed.erase(0, trimmed.find_first_not_of(" \t\n"));
+  trimmed.erase(trimmed.find_last_not_of(" \t\n") + 1);
+  return trimmed.empty() || trimmed == "UNREVIEWED";
+}
+
+}  // namespace
+
+TimingVerdict CompareTiming(const LaneTiming& reviewed, double ranked_ms) {
+  const double allowed = std::max(reviewed.relative * reviewed.ranked_ms, reviewed.absolute_ms);
+  if (ranked_ms > reviewed.ranked_ms + allowed) return TimingVerdict::kRegressed;
+  if (ranked_ms < reviewed.ranked_ms - allowed) return TimingVerdict::kImproved;
+  return TimingVerdict::kWithin;
+}
+
+std::string ContractLaneId(const Json& contract) {
+  if (!contract.is_object()) return "";
+  const Json lane = contract.value("lane", Json::object());
+  return lane.is_object() && lane.contains("id") && lane["id"].is_string()
+             ? lane["id"].get<std::string>()
+             : "";
+}
+
+std::string ContractDeviceKind(const Json& contract) {
+  if (!contract.is_object()) return "cpu";
+  const Json lane = contract.value("lane", Json::object());
+  if (!lane.is_object()) return "cpu";
+  const Json device = lane.value("device", Json::object());
+  return device.is_object() && device.contains("kind") && device["kind"].is_string()
+             ? device["kind"].get<std::string>()
+             : "cpu";
+}
+
+RatchetResult RatchetErrors(const Baseline& baseline, const RatchetInputs& inputs) {
+  RatchetResult result;
+  // The contract first: across a change of it nothing else is compared.
+  const Json reviewed = {{"locked", baseline.locked}};
+  for (const ContractDifference& difference :
+       DiffContractPart(reviewed, inputs.contract, "locked")) {
+    result.errors.push_back({"contract-changed", "",
+                             difference.path + ": reviewed " + ValueText(difference.a) +
+                                 ", now " + ValueText(difference.b)});
+  }
+  if (!result.errors.empty() && !baseline.rule_set.is_null() && inputs.rule_set.is_object()) {
+    // The rule set is locked by its hash; name the constants that moved.
+    for (const ContractDifference& difference :
+         DiffContractPart(Json{{"rules", baseline.rule_set}}, Json{{"rules", inputs.rule_set}},
+                          "rules")) {
+      result.errors.push_back({"contract-changed", "",
+                               difference.path + ": reviewed " + ValueText(difference.a) +
+                                   ", now " + ValueText(difference.b)});
+    }
+  }
+  if (!result.errors.empty()) {
+    result.contract_changed = true;
+    result.notes.push_back(
+        "the contract changed, so no outcome was compared with the baseline: review the change "
+        "with `ratchet compare` against the baseline's evidence, then promote every record");
+    return result;
+  }
+
+  const std::string lane = ContractLaneId(inputs.contract);
+  const bool gpu = ContractDeviceKind(inputs.contract) != "cpu";
+  result.lane_reviewed = baseline.lanes.count(lane) > 0;
+  if (!result.lane_reviewed) {
+    const std::string text = "lane " + lane + " has not been reviewed in this baseline: outcomes "
+                             "were compared, timings were not";
+    if (inputs.require_lane) {
+      result.errors.push_back({"lane-unreviewed", "", text});
+    } else {
+      result.notes.push_back(text);
+    }
+  } else if (!gpu) {
+    result.notes.push_back("lane " + lane + " is a CPU lane: its timings are never compared");
+  }
+  result.timings_compared = result.lane_reviewed && gpu;
+
+  for (const std::string& id : inputs.selected) {
+    auto found = baseline.records.find(id);
+    if (found == baseline.records.end()) continue;  // the caller refuses unknown ids
+    const BaselineRecord& record = found->second;
+    auto scored_it = inputs.scored.find(id);
+    if (scored_it == inputs.scored.end() || !scored_it->second.scored) {
+      result.errors.push_back({"record-missing", id, "the run did not finish scoring it"});
+      continue;
+    }
+    const ScoredRecord& scored = scored_it->second;
+    if (!record.sha256.empty() && scored.sha256 != record.sha256) {
+      result.errors.push_back({"submission-changed", id,
+                               record.submission + " has sha256 " + scored.sha256 +
+                                   "; the baseline reviewed " + record.sha256});
+    }
+    if (!record.expected) {
+      result.errors.push_back({"record-unreviewed", id,
+                               "no expected outcome has been reviewed; it scored " +
+                                   OutcomeText(scored.outcome) + ": promote it"});
+      continue;
+    }
+    if (record.expected->status != "qualified" && Unreviewed(record.reason)) {
+      result.errors.push_back({"nonpass-unreviewed", id,
+                               "expected " + OutcomeText(*record.expected) +
+                                   " without a reviewed reason"});
+    }
+    if (!(scored.outcome == *record.expected)) {
+      const bool better = scored.outcome.status == "qualified";
+      result.errors.push_back(
+          {"outcome-changed", id,
+           "expected " + OutcomeText(*record.expected) + ", scored " + OutcomeText(scored.outcome) +
+               (better ? " (an improvement: review and promote it)" : "")});
+      continue;
+    }
+    if (!result.timings_compared || !scored.ranked_ms) continue;
+    auto timing = record.timing.find(lane);
+    if (timing == record.timing.end()) {
+      result.notes.push_back(id + ": no reviewed time on lane " + lane + "; scored " +
+                             Ms(*scored.ranked_ms));
+      continue;
+    }
+    TimingVerdict verdict = CompareTiming(timing->second, *scored.ranked_ms);
+    if (verdict == TimingVerdict::kWithin) continue;
+    if (scored.rerun_ranked_ms &&
+        CompareTiming(timing->second, *scored.rerun_ranked_ms) == TimingVerdict::kWithin) {
+      result.notes.push_back(id + ": spurious: " + Ms(*scored.ranked_ms) +
+                             " was outside the tolerance of the reviewed " +
+                             Ms(timing->second.ranked_ms) + "; run again it scored " +
+                             Ms(*scored.rerun_ranked_ms));
+      continue;
+    }
+    const double now = scored.rerun_ranked_ms ? *scored.rerun_ranked_ms : *scored.ranked_ms;
+    verdict = CompareTiming(timing->second, now);
+    if (verdict == TimingVerdict::kWithin) verdict = CompareTiming(timing->second, *scored.ranked_ms);
+    result.errors.push_back(
+        {verdict == TimingVerdict::kRegressed ? "time-regressed" : "time-improved", id,
+         "scored " + Ms(*scored.ranked_ms) +
+             (scored.rerun_ranked_ms ? " and again " + Ms(*scored.rerun_ranked_ms) : "") +
+             "; reviewed " + Ms(timing->second.ranked_ms) + " on lane " + lane});
+  }
+  return result;
+}
+
+}  // namespace ratchet

@@ -1,0 +1,60 @@
+// The ratchet: what a run's outcomes are held to. Given the baseline and what a run scored, the
+// errors `ratchet run --baseline` reports, each with a stable code (docs/baseline.md), every one
+// listed before the command exits; improvements are errors too, until promoted.
+#ifndef RATCHET_BASELINE_RATCHET_H_
+#define RATCHET_BASELINE_RATCHET_H_
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "baseline/baseline.h"
+#include "core/canonical_json.h"
+
+namespace ratchet {
+
+struct RatchetError {
+  std::string code;    // "contract-changed", "outcome-changed", ...
+  std::string record;  // empty for the run as a whole
+  std::string message;
+};
+
+// What the run did with one record of the baseline.
+struct ScoredRecord {
+  bool scored = false;  // its runs finished (false: the run stopped before it or in it)
+  std::string sha256;   // of the submission file as scored
+  Expected outcome;
+  std::optional<double> ranked_ms;  // median of its runs, when qualified
+  // When its time fell outside the tolerance: the median of the runs made again.
+  std::optional<double> rerun_ranked_ms;
+};
+
+enum class TimingVerdict { kWithin, kRegressed, kImproved };
+TimingVerdict CompareTiming(const LaneTiming& reviewed, double ranked_ms);
+
+struct RatchetInputs {
+  Json contract;  // the run's contract
+  Json rule_set;  // the run's rule-set document
+  std::vector<std::string> selected;  // the record ids the run was asked to score
+  std::map<std::string, ScoredRecord> scored;
+  bool require_lane = false;
+};
+
+struct RatchetResult {
+  std::vector<RatchetError> errors;
+  std::vector<std::string> notes;  // what is reported without failing (an unreviewed lane...)
+  bool contract_changed = false;
+  bool lane_reviewed = false;
+  bool timings_compared = false;  // a reviewed GPU lane
+};
+
+// The lane id and device kind of a contract ("" and "cpu" when absent).
+std::string ContractLaneId(const Json& contract);
+std::string ContractDeviceKind(const Json& contract);
+
+RatchetResult RatchetErrors(const Baseline& baseline, const RatchetInputs& inputs);
+
+}  // namespace ratchet
+
+#endif  // RATCHET_BASELINE_RATCHET_H_

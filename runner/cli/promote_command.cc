@@ -1,0 +1,318 @@
+// `ratchet promote`: writes reviewed outcomes into a baseline, only from complete evidence whose
+// manifest verifies and that was compared with this very baseline, with a reviewer and a reason.
+#include <sys/stat.h>
+
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "baseline/baseline.h"
+#include "baseline/ratchet.h"
+#include "cli/args.h"
+#include "cli/commands.h"
+#include "cli/exit_codes.h"
+#include "core/file.h"
+#include "core/fresh_directory.h"
+#include "core/sha256.h"
+#include "evidence/manifest.h"
+#include "evidence/reader.h"
+
+#if RATCHET_HAVE_LIBGIT2
+#include <git2.h>
+#endif
+
+namespace ratchet {
+
+const char kPromoteUsage[] =
+    "usage: ratchet promote --baseline FILE --evidence DIR (--record ID ... | --all-changed)\n"
+    "                       --reason TEXT [--reviewer NAME]\n"
+    "\n"
+    "Writes the outcomes (and, on a GPU lane, the times) that the evidence DIR holds into the\n"
+    "baseline FILE as reviewed. DIR must be complete, its manifest must verify, and it must come\n"
+    "from `ratchet run --baseline FILE` against the baseline as it is now. A run whose contract\n"
+    "differs from the baseline's adopts its contract only when every record is promoted in the\n"
+    "same step. Evidence outside the baseline's folder is copied to <its folder>/evidence/.\n"
+    "The baseline is replaced atomically.\n"
+    "\n"
+    "  --baseline FILE  the baseline (records.json)\n"
+    "  --evidence DIR   the evidence directory of a `ratchet run --baseline FILE`\n"
+    "  --record ID      promote this record (repeatable)\n"
+    "  --all-changed    promote every record the run found different from the baseline\n"
+    "  --reason TEXT    why the new outcomes are right (required)\n"
+    "  --reviewer NAME  who reviewed them (default: user.name <user.email> of the git repository\n"
+    "                   that holds the baseline)\n"
+    "\n"
+    "exit codes: 0 promoted (or nothing to promote); 1 refused (the evidence does not support it);\n"
+    "            2 bad usage or input; 3 the harness could not do its work\n";
+
+namespace {
+
+struct Review {
+  std::string reviewer;
+  std::optional<std::string> commit;
+  std::optional<bool> clean;
+};
+
+// The reviewer, commit and cleanliness of the git repository holding `folder`.
+Result<Review> GitReview(const std::string& folder) {
+#if RATCHET_HAVE_LIBGIT2
+  git_libgit2_init();
+  Review review;
+  git_repository* repo = nullptr;
+  if (git_repository_open_ext(&repo, folder.c_str(), 0, nullptr) != 0) {
+    git_libgit2_shutdown();
+    return review;  // not in a repository: no identity, no commit
+  }
+  git_config* config = nullptr;
+  if (git_repository_config_snapshot(&config, repo) == 0) {
+    const char* name = nullptr;
+    const char* email = nullptr;
+    std::string who;
+    if (git_config_get_string(&name, config, "user.name") == 0 && name) who = name;
+    if (git_config_get_string(&email, config, "user.email") == 0 && email && *email) {
+      who += (who.empty() ? "<" : " <") + std::string(email) + ">";
+    }
+    review.reviewer = who;
+    git_config_free(config);
+  }
+  git_oid head;
+  if (git_reference_name_to_id(&head, repo, "HEAD") == 0) review.commit = git_oid_tostr_s(&head);
+  git_status_options options = GIT_STATUS_OPTIONS_INIT;
+  options.flags = GIT_STATUS_OPT_INCLUDE_UNTRACKED;
+  git_status_list* status = nullptr;
+  if (git_status_list_new(&status, repo, &options) == 0) {
+    review.clean = git_status_list_entrycount(status) == 0;
+    git_status_list_free(status);
+  }
+  git_repository_free(repo);
+  git_libgit2_shutdown();
+  return review;
+#else
+  (void)folder;
+  return Review{};
+#endif
+}
+
+std::string AbsolutePath(const std::string& path) {
+  char* resolved = realpath(path.c_str(), nullptr);
+  if (resolved == nullptr) return path;
+  std::string out = resolved;
+  free(resolved);
+  return out;
+}
+
+bool IsInside(const std::string& path, const std::string& folder) {
+  return path.size() > folder.size() && path.compare(0, folder.size(), folder) == 0 &&
+         path[folder.size()] == '/';
+}
+
+// Copies a verified evidence directory, file by file as its manifest lists them, into `target`
+// (a fresh directory: renamed into place only when whole), and checks the copy's manifest hash.
+Status CopyEvidence(const std::string& source, const std::vector<ManifestEntry>& manifest,
+                    const std::string& manifest_sha256, const std::string& target) {
+  Result<FreshDirectory> fresh = FreshDirectory::Begin(target);
+  if (!fresh.ok()) return fresh.status();
+  std::vector<std::string> files = {"MANIFEST.json"};
+  for (const ManifestEntry& entry : manifest) files.push_back(entry.path);
+  for (const std::string& file : files) {
+    Result<std::string> bytes = ReadFile(source + "/" + file);
+    if (!bytes.ok()) {
+      fresh->Abandon();
+      return bytes.status();
+    }
+    size_t slash = file.rfind('/');
+    if (slash != std::string::npos) {
+      Status made = fresh->MakeSubdirectory(file.substr(0, slash));
+      if (!made.ok()) {
+        fresh->Abandon();
+        return made;
+      }
+    }
+    Status written = fresh->WriteFile(file, *bytes);
+    if (!written.ok()) {
+      fresh->Abandon();
+      return written;
+    }
+  }
+  RATCHET_RETURN_IF_ERROR(fresh->Commit());
+  Result<std::string> copied = ManifestSha256(target);
+  if (!copied.ok()) return copied.status();
+  if (*copied != manifest_sha256) {
+    return Status::Internal("the copy of " + source + " in " + target + " has manifest sha256 " +
+                           *copied + ", not " + manifest_sha256);
+  }
+  return Status::Ok();
+}
+
+int Run(CommandContext& context) {
+  auto fail = [&](const Status& status) { return ReportError(context.err, "promote", status); };
+  auto refuse = [&](const std::string& message) {
+    context.err << "ratchet promote: refused: " << message << "\n";
+    return static_cast<int>(kExitFinding);
+  };
+  Result<Args> args = Args::Parse(
+      context.argv, {{"baseline", true}, {"evidence", true}, {"record", true, true},
+                     {"all-changed", false}, {"reason", true}, {"reviewer", true}});
+  if (!args.ok()) return fail(args.status());
+  if (!args->positional().empty()) {
+    return fail(Status::Usage("unexpected argument '" + args->positional().front() + "'"));
+  }
+  if (!args->Has("baseline") || !args->Has("evidence")) {
+    return fail(Status::Usage("name the baseline and the evidence: --baseline FILE --evidence DIR"));
+  }
+  if (args->Has("record") == args->Has("all-changed")) {
+    return fail(Status::Usage("name the records to promote (--record ID ...) or give --all-changed"));
+  }
+  std::string reason = args->Get("reason").value_or("");
+  if (reason.find_first_not_of(" \t\n") == std::string::npos) {
+    return fail(Status::Usage("promote needs --reason TEXT: why the new outcomes are right"));
+  }
+  const std::string baseline_path = *args->Get("baseline");
+  const std::string evidence_path = *args->Get("evidence");
+  Result<Baseline> baseline = LoadBaseline(baseline_path);
+  if (!baseline.ok()) return fail(baseline.status());
+  Result<std::string> baseline_sha256 = Sha256File(baseline_path);
+  if (!baseline_sha256.ok()) return fail(baseline_sha256.status());
+
+  Result<EvidenceSummary> evidence = ReadEvidence(evidence_path);
+  if (!evidence.ok()) return fail(evidence.status());
+  if (!evidence->complete || !evidence->findings.empty()) {
+    std::string why = evidence->partial ? "it is the partial folder of a run that did not finish"
+                                        : "its status is " + evidence->status;
+    for (const EvidenceFinding& finding : evidence->findings) {
+      why += "; " + finding.file + ": " + finding.problem;
+    }
+    return refuse(evidence_path + " is not complete, verified evidence (" + why + ")");
+  }
+  const Json& report = evidence->report;
+  const Json ratchet = report.value("ratchet", Json());
+  if (!ratchet.is_object()) {
+    return refuse(evidence_path + " was not compared with a baseline: produce it with `ratchet run --baseline " +
+                  baseline_path + "`");
+  }
+  if (ratchet.value("baseline_sha256", std::string()) != *baseline_sha256) {
+    return refuse(baseline_path + " has changed since " + evidence_path +
+                  " was compared with it: run `ratchet run --baseline " + baseline_path + "` again");
+  }
+  const Json records = report.value("records", Json::object());
+
+  const bool new_contract = ratchet.value("contract_changed", false);
+  std::set<std::string> ids;
+  if (args->Has("all-changed")) {
+    for (const Json& error : ratchet.value("errors", Json::array())) {
+      std::string record = error.value("record", std::string());
+      if (!record.empty()) ids.insert(record);
+    }
+    if (new_contract) {
+      for (auto it = records.begin(); it != records.end(); ++it) ids.insert(it.key());
+    }
+  } else {
+    for (const std::string& id : args->GetAll("record")) ids.insert(id);
+  }
+  for (const std::string& id : ids) {
+    if (!baseline->records.count(id)) {
+      return fail(Status::Usage("no record \"" + id + "\" in " + baseline_path));
+    }
+    if (!records.contains(id)) {
+      return refuse("record \"" + id + "\" was not scored in " + evidence_path);
+    }
+  }
+  if (new_contract) {
+    std::string left_out;
+    for (const auto& [id, record] : baseline->records) {
+      if (!ids.count(id)) left_out += (left_out.empty() ? "" : ", ") + id;
+    }
+    if (!left_out.empty()) {
+      return refuse("the run's contract differs from the baseline's, and a new contract is adopted only "
+                    "with every record promoted in the same step; not promoted: " + left_out);
+    }
+  }
+  if (ids.empty()) {
+    context.out << "nothing to promote: " << evidence_path << " found no record different from "
+                << baseline_path << "\n";
+    return kExitSuccess;
+  }
+
+  const std::string folder = DirName(baseline_path);
+  Result<Review> git = GitReview(folder.empty() ? "." : folder);
+  if (!git.ok()) return fail(git.status());
+  const std::string reviewer = args->Get("reviewer").value_or(git->reviewer);
+  if (reviewer.empty()) {
+    return fail(Status::Usage("no reviewer: give --reviewer NAME (the baseline's folder has no git "
+                              "identity, user.name and user.email)"));
+  }
+
+  // The evidence a baseline names lives beside it, so that a clone of the baseline's repository
+  // holds it too.
+  const std::string home = AbsolutePath(folder.empty() ? "." : folder);
+  const std::string source = AbsolutePath(evidence_path);
+  std::string relative;
+  if (IsInside(source, home)) {
+    relative = source.substr(home.size() + 1);
+  } else {
+    relative = "evidence/" + BaseName(source);
+    const std::string target = home + "/" + relative;
+    if (!IsDirectory(home + "/evidence") && mkdir((home + "/evidence").c_str(), 0755) != 0) {
+      return fail(Status::IOError("mkdir " + home + "/evidence", errno));
+    }
+    Status copied = CopyEvidence(source, evidence->manifest, evidence->manifest_sha256, target);
+    if (!copied.ok()) return fail(copied);
+    context.out << "copied " << evidence_path << " to " << target << "\n";
+  }
+
+  const Json& contract = evidence->contract;
+  const std::string lane = ContractLaneId(contract);
+  const bool gpu = ContractDeviceKind(contract) != "cpu";
+  for (const std::string& id : ids) {
+    BaselineRecord& record = baseline->records[id];
+    const Json& scored = records[id];
+    Expected outcome;
+    outcome.status = scored.value("outcome", Json::object()).value("status", std::string());
+    for (const Json& rule : scored.value("outcome", Json::object()).value("broken", Json::array())) {
+      outcome.broken.push_back(rule.get<std::string>());
+    }
+    record.expected = outcome;
+    record.sha256 = scored.value("sha256", std::string());
+    const Json ranked = scored.value("ranked_ms", Json());
+    if (gpu && ranked.is_number()) {
+      LaneTiming timing = record.timing.count(lane) ? record.timing[lane] : LaneTiming{};
+      timing.ranked_ms = ranked.get<double>();
+      record.timing[lane] = timing;
+    } else if (outcome.status != "qualified") {
+      record.timing.erase(lane);
+    }
+    record.reason = reason;
+    record.reviewed_by = reviewer;
+    record.reviewed_commit = git->commit;
+    record.reviewed_clean = git->clean;
+    record.evidence = EvidenceRef{relative, evidence->manifest_sha256};
+    context.out << "promoted " << id << ": " << outcome.status;
+    for (size_t i = 0; i < outcome.broken.size(); ++i) {
+      context.out << (i ? ", " : " (") << outcome.broken[i] << (i + 1 == outcome.broken.size() ? ")" : "");
+    }
+    if (gpu && ranked.is_number()) context.out << ", " << ranked.get<double>() << " ms on lane " << lane;
+    context.out << "\n";
+  }
+  if (!baseline->lanes.count(lane)) {
+    baseline->lanes[lane] = ReviewedLane{contract.value("lane", Json::object()), reviewer, reason, relative};
+    context.out << "reviewed lane " << lane << "\n";
+  }
+  if (new_contract) {
+    baseline->locked = contract.value("locked", Json::object());
+    baseline->rule_set = ratchet.value("rule_set", Json());
+    context.out << "adopted the run's contract\n";
+  }
+  Status written = WriteBaseline(baseline_path, *baseline);
+  if (!written.ok()) return fail(written);
+  context.out << "wrote " << baseline_path << " (reviewer " << reviewer
+              << (git->commit ? ", commit " + git->commit->substr(0, 12) : std::string())
+              << (git->clean ? (*git->clean ? ", clean tree" : ", uncommitted changes") : "") << ")\n";
+  return kExitSuccess;
+}
+
+}  // namespace
+
+int RunPromote(CommandContext& context) { return Run(context); }
+
+}  // namespace ratchet

@@ -1,0 +1,282 @@
+// `ratchet run --baseline FILE`: scores every record of a baseline (or those named) into one
+// evidence directory, then holds the outcomes to the baseline and reports every error, each with
+// its code (docs/baseline.md), before it exits.
+#include <iomanip>
+#include <map>
+#include <memory>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "baseline/baseline.h"
+#include "baseline/ratchet.h"
+#include "cli/args.h"
+#include "cli/commands.h"
+#include "cli/exit_codes.h"
+#include "cli/session.h"
+#include "core/file.h"
+#include "core/sha256.h"
+#include "evidence/manifest.h"
+#include "rules/pyformat.h"
+#include "rules/rule_set.h"
+
+namespace ratchet {
+
+const char kRunUsage[] =
+    "usage: ratchet run --baseline FILE [--record ID ...] [--runs N] [--out DIR] [--require-lane]\n"
+    "                   [--json] [--data DIR] [--python PATH] [--rules FILE]\n"
+    "\n"
+    "Scores every record of the baseline FILE (records.json; docs/baseline.md), or the records\n"
+    "named, each timed call in a fresh sandboxed worker, into one evidence directory; then\n"
+    "compares the contract and every outcome and timing with the reviewed baseline and lists\n"
+    "every difference with its code before it exits. A time outside its tolerance is scored once\n"
+    "more, and reported as spurious when it does not reproduce.\n"
+    "\n"
+    "  --baseline FILE  the baseline; submission and evidence paths in it are relative to its folder\n"
+    "  --record ID      score this record only (repeatable; default: every record)\n"
+    "  --runs N         runs per record (default: the record's \"runs\", else 1 on a CPU lane and\n"
+    "                   3 on a GPU lane); a record's time is the median of its runs\n"
+    "  --out DIR        the evidence directory, which must not exist\n"
+    "                   (default: evidence/run-<UTC time>-<seed commit prefix>)\n"
+    "  --require-lane   a lane the baseline has not reviewed is an error (default: a note)\n"
+    "  --json           print the result as JSON on stdout (progress goes to stderr)\n"
+    "  --data DIR       search DIR first for datasets (see `ratchet datasets --help`)\n"
+    "  --python PATH    the interpreter for Python submissions (default: $RATCHET_PYTHON, else\n"
+    "                   the first python3 on PATH that imports torch)\n"
+    "  --rules FILE     a rule-set file instead of the embedded mnist-a100/1.2.0\n"
+    "\n"
+    "exit codes: 0 every record as the baseline expects; 1 a difference (each printed with its\n"
+    "            code); 2 bad usage or input (a malformed baseline, a missing submission);\n"
+    "            3 the harness could not do its work; 130 interrupted\n";
+
+namespace {
+
+std::string Resolve(const std::string& folder, const std::string& path) {
+  if (path.empty() || path[0] == '/') return path;
+  return folder.empty() || folder == "." ? path : folder + "/" + path;
+}
+
+std::string Fixed3(std::optional<double> ms) {
+  if (!ms) return "-";
+  std::ostringstream text;
+  text << std::fixed << std::setprecision(3) << *ms;
+  return text.str();
+}
+
+std::string OutcomeText(const Expected& outcome) {
+  if (outcome.broken.empty()) return outcome.status;
+  std::string text = outcome.status + " (";
+  for (size_t i = 0; i < outcome.broken.size(); ++i) text += (i ? ", " : "") + outcome.broken[i];
+  return text + ")";
+}
+
+std::string Padded(std::string text, size_t width) {
+  if (text.size() < width) text.resize(width, ' ');
+  return text + "  ";
+}
+
+int Run(CommandContext& context) {
+  auto fail = [&](const Status& status) { return ReportError(context.err, "run", status); };
+  Result<Args> args = Args::Parse(
+      context.argv, {{"baseline", true}, {"record", true, true}, {"runs", true}, {"out", true},
+                     {"require-lane", false}, {"json", false}, {"data", true}, {"python", true},
+                     {"rules", true}});
+  if (!args.ok()) return fail(args.status());
+  if (!args->positional().empty()) {
+    return fail(Status::Usage("unexpected argument '" + args->positional().front() + "'"));
+  }
+  if (!args->Has("baseline")) {
+    return fail(Status::Usage("name the baseline: --baseline FILE (for example baselines/records.json)"));
+  }
+  const std::string baseline_path = *args->Get("baseline");
+  Result<Baseline> baseline = LoadBaseline(baseline_path);
+  if (!baseline.ok()) return fail(baseline.status());
+  // What promote checks: the baseline has not changed since this run compared with it.
+  Result<std::string> baseline_sha256 = Sha256File(baseline_path);
+  if (!baseline_sha256.ok()) return fail(baseline_sha256.status());
+  const std::string folder = DirName(baseline_path);
+  Result<RuleSet> rules = LoadRuleSet(args->Get("rules"));
+  if (!rules.ok()) return fail(rules.status());
+  std::optional<int64_t> runs_flag;
+  if (args->Has("runs")) {
+    Result<int64_t> runs = ParseCount("runs", *args->Get("runs"), 1, 100);
+    if (!runs.ok()) return fail(runs.status());
+    runs_flag = *runs;
+  }
+
+  std::vector<std::string> selected = args->GetAll("record");
+  if (selected.empty()) {
+    for (const auto& [id, record] : baseline->records) selected.push_back(id);
+  }
+  if (selected.empty()) return fail(Status::BadInput(baseline_path + " holds no records"));
+  std::map<std::string, RecordSpec> specs;
+  bool needs_python = false;
+  for (const std::string& id : selected) {
+    auto found = baseline->records.find(id);
+    if (found == baseline->records.end()) {
+      std::string known;
+      for (const auto& [name, record] : baseline->records) known += (known.empty() ? "" : ", ") + name;
+      return fail(Status::Usage("no record \"" + id + "\" in " + baseline_path + "; its records: " + known));
+    }
+    const BaselineRecord& record = found->second;
+    const std::string file = Resolve(folder, record.submission);
+    Status present = CheckInputFile(file, "record \"" + id + "\": its submission");
+    if (!present.ok()) return fail(present);
+    RecordSpec spec;
+    spec.id = id;
+    spec.spec = record.function.empty() ? file : file + ":" + record.function;
+    if (record.band_bp) {
+      spec.band_bp = *record.band_bp;
+    } else {
+      Result<int64_t> band = rules->BandForDifficulty(*record.difficulty);
+      if (!band.ok()) {
+        return fail(Status::BadInput(baseline_path + ": record \"" + id + "\": " + band.status().message()));
+      }
+      spec.band_bp = *band;
+    }
+    needs_python = needs_python || !IsNativeSpec(spec.spec);
+    specs[id] = spec;
+  }
+
+  const bool json = args->Has("json");
+  // With --json the progress goes to stderr, so that stdout holds the JSON alone.
+  CommandContext progress{context.argv, json ? context.err : context.out, context.err};
+  SessionOptions options;
+  options.command = "run";
+  options.data_dir = args->Get("data");
+  options.python = args->Get("python");
+  options.rules_path = args->Get("rules");
+  options.out = args->Get("out");
+  options.out_prefix = "run";
+  options.needs_python = needs_python;
+  Result<std::unique_ptr<ScoringSession>> begun = ScoringSession::Begin(options, progress);
+  if (!begun.ok()) return fail(begun.status());
+  ScoringSession& session = **begun;
+  const std::string kind = session.device_kind();
+  const bool gpu = kind != "cpu";
+
+  RatchetInputs inputs;
+  inputs.rule_set = session.rules().document;
+  inputs.require_lane = args->Has("require-lane");
+  Json report_records = Json::object();
+  std::vector<std::string> notes;
+  for (const std::string& id : selected) {
+    const BaselineRecord& record = baseline->records.at(id);
+    if (record.device && !gpu) {
+      notes.push_back(id + ": not scored: it runs on GPU lanes only, and this lane's device is " + kind);
+      continue;
+    }
+    inputs.selected.push_back(id);
+    const int runs = static_cast<int>(runs_flag.value_or(record.runs.value_or(gpu ? 3 : 1)));
+    progress.out << "record " << id << "\n";
+    Result<RecordResult> result = session.Score(specs[id], runs);
+    if (!result.ok()) return session.Fail(result.status());
+    if (result->harness_error) return session.Fail(*result->harness_error);
+    if (result->interrupted) return session.Interrupt();
+    ScoredRecord scored;
+    scored.scored = true;
+    scored.sha256 = result->source_sha256;
+    scored.outcome = {result->qualified ? "qualified" : "disqualified", result->broken()};
+    scored.ranked_ms = result->ranked_ms();
+    Json entry = result->ReportJson(specs[id].band_bp);
+
+    // A time outside its tolerance on a reviewed GPU lane is scored once more before it counts.
+    Status contract_written = session.WriteContract();
+    if (session.contract().is_null()) return session.Fail(contract_written);
+    const std::string lane = ContractLaneId(session.contract());
+    auto timing = record.timing.find(lane);
+    if (gpu && scored.ranked_ms && baseline->lanes.count(lane) && timing != record.timing.end() &&
+        record.expected && scored.outcome == *record.expected &&
+        CompareTiming(timing->second, *scored.ranked_ms) != TimingVerdict::kWithin) {
+      progress.out << "record " << id << ": " << Fixed3(scored.ranked_ms)
+                   << " ms is outside the tolerance of the reviewed " << Fixed3(timing->second.ranked_ms)
+                   << " ms: scoring it again\n";
+      Result<RecordResult> again = session.Score(specs[id], runs, runs + 1);
+      if (!again.ok()) return session.Fail(again.status());
+      if (again->harness_error) return session.Fail(*again->harness_error);
+      if (again->interrupted) return session.Interrupt();
+      scored.rerun_ranked_ms = again->ranked_ms();
+      entry["rerun"] = again->ReportJson(specs[id].band_bp);
+    }
+    inputs.scored[id] = scored;
+    report_records[id] = entry;
+  }
+  (void)session.WriteContract();
+  inputs.contract = session.contract();
+
+  RatchetResult ratchet = RatchetErrors(*baseline, inputs);
+  for (const std::string& note : notes) ratchet.notes.push_back(note);
+  // The reviewed evidence a record names must be there, whole.
+  for (const std::string& id : inputs.selected) {
+    const BaselineRecord& record = baseline->records.at(id);
+    if (!record.evidence) continue;
+    const std::string path = Resolve(folder, record.evidence->path);
+    Result<std::string> manifest = ManifestSha256(path);
+    if (!manifest.ok()) {
+      ratchet.errors.push_back({"evidence-incomplete", id,
+                                "its reviewed evidence " + path + " cannot be read: " + manifest.status().message()});
+    } else if (*manifest != record.evidence->manifest_sha256) {
+      ratchet.errors.push_back({"evidence-incomplete", id,
+                                "its reviewed evidence " + path + " has manifest sha256 " + *manifest +
+                                    "; the baseline names " + record.evidence->manifest_sha256});
+    }
+  }
+
+  Json errors = Json::array();
+  for (const RatchetError& error : ratchet.errors) {
+    errors.push_back({{"code", error.code}, {"record", error.record}, {"message", error.message}});
+  }
+  const int exit_code = ratchet.errors.empty() ? kExitSuccess : kExitFinding;
+  Json extra = {{"ratchet",
+                 {{"baseline", baseline_path},
+                  {"baseline_sha256", *baseline_sha256},
+                  {"errors", errors},
+                  {"notes", ratchet.notes},
+                  {"lane_reviewed", ratchet.lane_reviewed},
+                  {"contract_changed", ratchet.contract_changed},
+                  {"rule_set", session.rules().document}}}};
+  Status completed = session.Complete(
+      report_records, extra, exit_code,
+      ratchet.errors.empty() ? "as the baseline expects"
+                             : std::to_string(ratchet.errors.size()) + " difference(s) from the baseline");
+  if (!completed.ok()) return kExitHarness;
+
+  if (json) {
+    Json out = {{"evidence", session.evidence_path()},
+                {"baseline", baseline_path},
+                {"lane", ContractLaneId(inputs.contract)},
+                {"lane_reviewed", ratchet.lane_reviewed},
+                {"errors", errors},
+                {"notes", ratchet.notes},
+                {"records", report_records},
+                {"exit_code", exit_code}};
+    context.out << out.dump(2) << "\n";
+    return exit_code;
+  }
+  context.out << "\n" << Padded("record", 16) << Padded("expected", 28) << Padded("scored", 28)
+              << "ranked_ms\n";
+  for (const std::string& id : inputs.selected) {
+    const BaselineRecord& record = baseline->records.at(id);
+    const ScoredRecord& scored = inputs.scored[id];
+    context.out << Padded(id, 16) << Padded(record.expected ? OutcomeText(*record.expected) : "(unreviewed)", 28)
+                << Padded(OutcomeText(scored.outcome), 28) << Fixed3(scored.ranked_ms)
+                << (scored.rerun_ranked_ms ? ", again " + Fixed3(scored.rerun_ranked_ms) : "") << "\n";
+  }
+  for (const std::string& note : ratchet.notes) context.out << "note: " << note << "\n";
+  if (ratchet.errors.empty()) {
+    context.out << "ok: every record as " << baseline_path << " expects\n";
+  } else {
+    context.out << ratchet.errors.size() << " difference(s) from " << baseline_path << ":\n";
+    for (const RatchetError& error : ratchet.errors) {
+      context.out << "  " << error.code << (error.record.empty() ? "" : " " + error.record) << ": "
+                  << error.message << "\n";
+    }
+  }
+  return exit_code;
+}
+
+}  // namespace
+
+int RunRun(CommandContext& context) { return Run(context); }
+
+}  // namespace ratchet

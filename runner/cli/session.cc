@@ -1,0 +1,471 @@
+#include "cli/session.h"
+
+#include <signal.h>
+#include <sys/random.h>
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cerrno>
+#include <cstring>
+#include <ctime>
+#include <set>
+
+#include "cli/exit_codes.h"
+#include "contract/contract.h"
+#include "contract/python.h"
+#include "core/file.h"
+#include "core/sha256.h"
+#include "data/pool.h"
+#include "evidence/layout.h"
+#include "rules/pyformat.h"
+#include "sandbox/spawn.h"
+
+namespace ratchet {
+namespace {
+
+std::atomic<bool> g_interrupted{false};
+
+void OnSignal(int) { g_interrupted.store(true); }
+
+std::string UtcStamp() {
+  std::time_t now = std::time(nullptr);
+  std::tm utc;
+  gmtime_r(&now, &utc);
+  char text[32];
+  std::strftime(text, sizeof text, "%Y%m%dT%H%M%SZ", &utc);
+  return text;
+}
+
+// The seed of run k of a record: HMAC-SHA256(run seed, "record/<id>/run/<k>").
+RunSeed SeedOfRun(const RunSeed& seed, const std::string& record_id, int run) {
+  std::string key = HmacSha256(seed.view(), "record/" + record_id + "/run/" + std::to_string(run));
+  RunSeed out;
+  std::copy(key.begin(), key.end(), out.bytes.begin());
+  return out;
+}
+
+Json CallsJson(const RunOutcome& outcome) {
+  Json calls = Json::array();
+  int number = 0;
+  for (const CallRecord& call : outcome.calls) {
+    ++number;
+    calls.push_back({{"call", number},
+                     {"dataset", call.dataset},
+                     {"draw_index", call.draw_index},
+                     {"warmup_dataset", call.warmup_dataset},
+                     {"warmup_draw_index", call.warmup_draw_index},
+                     {"inputs_sha256", call.inputs_sha256},
+                     {"ms", call.ms},
+                     {"parent_ms", call.parent_ms},
+                     {"overhead_ms", call.overhead_ms},
+                     {"correct", call.correct},
+                     {"total", call.total},
+                     {"worker_exit", call.worker_exit},
+                     {"log_bytes", call.log_total_bytes}});
+  }
+  return calls;
+}
+
+Json ProblemsJson(const std::vector<Problem>& problems) {
+  Json out = Json::array();
+  for (const Problem& problem : problems) {
+    out.push_back({{"rule", problem.rule}, {"message", problem.message}});
+  }
+  return out;
+}
+
+Json JudgeJson(const RunOutcome& outcome) {
+  Json judge = {{"problems", ProblemsJson(outcome.problems())},
+                {"qualified", outcome.qualified()},
+                {"ranked_ms", outcome.qualified() ? Json(outcome.judgement->ranked_ms) : Json()},
+                {"summary", outcome.judgement ? Json(outcome.judgement->summary) : Json()},
+                {"floored", outcome.judgement ? outcome.judgement->floored : false}};
+  if (outcome.failure) judge["failed_call"] = outcome.calls.size();
+  if (outcome.harness_failure) judge["harness_failure"] = outcome.harness_failure->message;
+  return judge;
+}
+
+Status WriteRun(EvidenceWriter& evidence, const std::string& record_id, int run,
+                const Prepared& prepared, const RunOutcome& outcome) {
+  const std::string folder = RunFolder(record_id, run);
+  RATCHET_RETURN_IF_ERROR(evidence.WriteFile(
+      folder + "/submission/" + BaseName(prepared.submission.path), prepared.submission.source));
+  RATCHET_RETURN_IF_ERROR(evidence.WriteJson(folder + "/calls.json", CallsJson(outcome)));
+  RATCHET_RETURN_IF_ERROR(evidence.WriteJson(folder + "/judge.json", JudgeJson(outcome)));
+  int number = 0;
+  for (const CallRecord& call : outcome.calls) {
+    ++number;
+    if (!call.labels.empty()) {
+      RATCHET_RETURN_IF_ERROR(
+          evidence.WriteFile(folder + "/labels/" + CallNumber(number) + ".u8", call.labels));
+    }
+    RATCHET_RETURN_IF_ERROR(
+        evidence.WriteFile(folder + "/logs/" + CallNumber(number) + ".log", call.log));
+  }
+  return Status::Ok();
+}
+
+// The folders to cover, without one inside another (covering the outer one hides it already).
+std::vector<std::string> OutermostFolders(std::vector<std::string> folders) {
+  std::sort(folders.begin(), folders.end());
+  std::vector<std::string> out;
+  for (const std::string& folder : folders) {
+    if (!out.empty() && (folder == out.back() || folder.rfind(out.back() + "/", 0) == 0)) continue;
+    out.push_back(folder);
+  }
+  return out;
+}
+
+}  // namespace
+
+Result<int64_t> ParseCount(const std::string& flag, const std::string& text, int64_t low,
+                           int64_t high) {
+  char* end = nullptr;
+  errno = 0;
+  long long value = std::strtoll(text.c_str(), &end, 10);
+  if (text.empty() || *end != '\0' || errno != 0 || value < low || value > high) {
+    return Status::Usage("--" + flag + " must be a whole number from " + std::to_string(low) +
+                         " to " + std::to_string(high) + ", not '" + text + "'");
+  }
+  return static_cast<int64_t>(value);
+}
+
+std::string RecordIdOf(const std::string& path) {
+  std::string stem = BaseName(path);
+  size_t dot = stem.rfind('.');
+  if (dot != std::string::npos && dot > 0) stem = stem.substr(0, dot);
+  std::string id;
+  for (char c : stem) {
+    bool plain = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+                 c == '-' || c == '_' || c == '.';
+    id += plain ? c : '_';
+  }
+  return id.empty() || id[0] == '.' ? "submission" + id : id;
+}
+
+bool IsNativeSpec(const std::string& spec) {
+  return spec.size() > 4 &&
+         (spec.rfind(".cpp") == spec.size() - 4 || spec.find(".cpp:") != std::string::npos);
+}
+
+std::string SpecFile(const std::string& spec) {
+  for (const char* suffix : {".py:", ".cpp:"}) {
+    size_t at = spec.rfind(suffix);
+    if (at != std::string::npos) return spec.substr(0, at + std::strlen(suffix) - 1);
+  }
+  return spec;
+}
+
+double MedianOf(std::vector<double> values) {
+  std::sort(values.begin(), values.end());
+  size_t middle = values.size() / 2;
+  return values.size() % 2 ? values[middle] : 0.5 * (values[middle - 1] + values[middle]);
+}
+
+std::optional<double> RecordResult::ranked_ms() const {
+  if (!qualified || ranked.empty()) return std::nullopt;
+  return MedianOf(ranked);
+}
+
+std::vector<std::string> RecordResult::broken() const {
+  std::set<std::string> rules;
+  for (const Problem& problem : problems) rules.insert(problem.rule);
+  return std::vector<std::string>(rules.begin(), rules.end());
+}
+
+Json RecordResult::ReportJson(int64_t band_bp) const {
+  std::optional<double> ranked_time = ranked_ms();
+  return {{"submission", file},
+          {"function", function},
+          {"sha256", source_sha256},
+          {"band_bp", band_bp},
+          {"outcome", {{"status", qualified ? "qualified" : "disqualified"}, {"broken", broken()}}},
+          {"ranked_ms", ranked_time ? Json(*ranked_time) : Json()},
+          {"review_flags", review_flags},
+          {"runs", runs}};
+}
+
+ScoringSession::ScoringSession(CommandContext& context, const SessionOptions& options)
+    : context_(context), options_(options) {}
+
+ScoringSession::~ScoringSession() {
+  // Whatever path left early, the directory is finished: never left looking complete.
+  if (evidence_ && !finished_) {
+    (void)Finish(kStatusFailed, kExitHarness, "ratchet stopped before finishing the run");
+  }
+}
+
+bool ScoringSession::interrupted() const { return g_interrupted.load(); }
+
+std::string ScoringSession::device_kind() const {
+  return contract_inputs_ ? contract_inputs_->machine.device.kind : "cpu";
+}
+
+Result<std::unique_ptr<ScoringSession>> ScoringSession::Begin(const SessionOptions& options,
+                                                              CommandContext& context) {
+  std::unique_ptr<ScoringSession> session(new ScoringSession(context, options));
+  Result<RuleSet> rules = LoadRuleSet(options.rules_path);
+  if (!rules.ok()) return rules.status();
+  session->rules_ = std::move(*rules);
+
+  // A Python submission needs an interpreter with torch. Without one, the lane still records the
+  // machine's Python, so that native and Python runs on one machine share one lane (as `ratchet
+  // contract` prints it); the interpreter (most of a second to import torch) is then asked on a
+  // thread while the datasets are verified, the submissions prepared and the first worker
+  // starts.
+  std::optional<PythonFacts> python_facts;
+  if (options.needs_python) {
+    Result<PythonFacts> found = FindPython(options.python);
+    if (!found.ok()) return found.status();
+    session->python_ = found->path;
+    python_facts = *found;
+  } else {
+    session->python_probe_ = std::async(std::launch::async, FindPythonIfAny, options.python);
+  }
+
+  Result<DataSearch> search = MakeDataSearch(options.data_dir);
+  if (!search.ok()) return search.status();
+  Result<std::vector<LocatedDataset>> datasets = LocateDatasets(*search);
+  if (!datasets.ok()) return datasets.status();
+  session->datasets_ = *datasets;
+  std::vector<std::string> covered = {"/usr/share/datasets"};
+  for (const LocatedDataset& located : *datasets) {
+    if (located.name == session->rules_.datasets.mnist && !located.present) {
+      return Status::Unavailable(
+          "mnist is absent (looked in the data folders of `ratchet datasets`): run scripts/setup");
+    }
+    if (located.present) {
+      covered.push_back(DirName(located.images_path));
+      covered.push_back(DirName(located.labels_path));
+    }
+  }
+  session->covered_ = OutermostFolders(covered);
+  // The pools (read, verified, box-averaged: a few hundred ms) load on a thread while the
+  // submissions are prepared and the contract gathered; the first draw waits for them. An error
+  // here comes again, and is reported, where a run asks for the pool.
+  session->pools_loaded_ = std::async(std::launch::async, [located = *datasets] {
+    for (const LocatedDataset& dataset : located) {
+      if (dataset.present) (void)SharedPool(dataset);
+    }
+  });
+
+  // The datasets stay out of a worker's reach, and so does this process.
+  RATCHET_RETURN_IF_ERROR(MakeParentNonDumpable());
+  // One run at a time owns the sandbox user: each kills every process of it when it reaps.
+  if (DescribeSandbox().full) {
+    Result<SandboxLock> held = SandboxLock::Acquire(/*wait=*/false);
+    if (!held.ok()) {
+      context.err << "ratchet " << options.command << ": " << held.status().message()
+                  << "; waiting for it\n";
+      held = SandboxLock::Acquire(/*wait=*/true);
+    }
+    if (!held.ok()) return held.status();
+    session->lock_.emplace(std::move(*held));
+  }
+
+  ContractOptions contract_options;
+  contract_options.data_dir = options.data_dir;
+  contract_options.rules_path = options.rules_path;
+  contract_options.python = python_facts;
+  contract_options.located = *datasets;
+  Result<ContractInputs> inputs = GatherContractInputs(contract_options);
+  if (!inputs.ok()) return inputs.status();
+  session->contract_inputs_ = std::move(*inputs);
+
+  if (getrandom(session->seed_.bytes.data(), session->seed_.bytes.size(), 0) !=
+      static_cast<ssize_t>(session->seed_.bytes.size())) {
+    return Status::IOError("getrandom", errno);
+  }
+  const std::string commit = RunSeedSha256(session->seed_);
+  const std::string out = options.out.value_or("evidence/" + options.out_prefix + "-" + UtcStamp() +
+                                               "-" + commit.substr(0, 8));
+  if (!options.out && !IsDirectory("evidence")) {
+    if (mkdir("evidence", 0755) != 0 && errno != EEXIST) {
+      return Status::IOError("mkdir evidence", errno);
+    }
+  }
+  Result<EvidenceWriter> evidence = EvidenceWriter::Begin(out);
+  if (!evidence.ok()) return evidence.status();
+  session->evidence_.emplace(std::move(*evidence));
+  Status committed = session->evidence_->CommitSeed(commit);
+  if (!committed.ok()) {
+    (void)session->Finish(kStatusFailed, ExitCodeFor(committed), committed.message());
+    return committed;
+  }
+
+  g_interrupted.store(false);
+  struct sigaction action = {};
+  action.sa_handler = OnSignal;
+  sigaction(SIGINT, &action, nullptr);
+  sigaction(SIGTERM, &action, nullptr);
+  return session;
+}
+
+// The contract is written once every fact of it is known: the interpreter's versions may come
+// from the probe on its thread, still importing torch while the first worker starts; it is
+// waited for before that worker's first call. Every ending writes it too (a probe that failed
+// leaves the interpreter's facts null).
+Status ScoringSession::WriteContract() {
+  if (!contract_.is_null()) return Status::Ok();
+  Status probe;
+  if (python_probe_.valid()) {
+    Result<std::optional<PythonFacts>> found = python_probe_.get();
+    if (found.ok()) {
+      contract_inputs_->machine.python = *found;
+    } else {
+      probe = found.status();
+    }
+  }
+  Result<Json> contract = BuildContract(contract_inputs_->locked, contract_inputs_->machine);
+  if (!contract.ok()) return contract.status();
+  RATCHET_RETURN_IF_ERROR(evidence_->WriteJson(kContractFile, *contract));
+  contract_ = *contract;
+  return probe;
+}
+
+Result<RecordResult> ScoringSession::Score(const RecordSpec& record, int runs, int first_run) {
+  RecordResult result;
+  result.id = record.id;
+  Result<Prepared> prepared = PrepareSubmission(record.spec, rules_, python_, covered_);
+  if (!prepared.ok()) return prepared.status();
+  result.source_sha256 = prepared->source_sha256;
+  result.file = BaseName(prepared->submission.path);
+  result.function = prepared->submission.function;
+  result.review_flags = prepared->review_flags;
+  result.qualified = true;
+
+  context_.out << result.file << ":" << result.function << " at "
+               << FormatFixed(record.band_bp / 100.0, 2) << "% error: "
+               << (rules_.calls.mnist_calls + rules_.calls.holdout_calls)
+               << " timed calls, each in a fresh process\n";
+  for (const std::string& flag : result.review_flags) {
+    context_.out << "  review flag: " << flag << "\n";
+  }
+  context_.out.flush();
+
+  if (prepared->failure) {
+    context_.out << "disqualified: " << prepared->failure->message << "\n";
+    RunOutcome outcome;
+    outcome.failure = prepared->failure;
+    RATCHET_RETURN_IF_ERROR(WriteRun(*evidence_, record.id, first_run, *prepared, outcome));
+    result.runs.push_back({{"run", first_run},
+                           {"qualified", false},
+                           {"problems", ProblemsJson(outcome.problems())}});
+    result.qualified = false;
+    result.problems = outcome.problems();
+    return result;
+  }
+  for (int run = first_run; run < first_run + runs; ++run) {
+    if (runs > 1 || first_run > 1) {
+      context_.out << "run " << run << "/" << first_run + runs - 1 << "\n";
+    }
+    RunInputs inputs;
+    inputs.submission = prepared->submission;
+    inputs.band_bp = record.band_bp;
+    inputs.seed = SeedOfRun(seed_, record.id, run);
+    inputs.datasets = datasets_;
+    inputs.covered = covered_;
+    inputs.python = python_;
+    inputs.rules = &rules_;
+    inputs.interrupted = &g_interrupted;
+    inputs.before_first_call = [this] { return WriteContract(); };
+    Result<RunOutcome> outcome = ScoreOnce(inputs, [&](const std::string& line) {
+      context_.out << line << "\n";
+      context_.out.flush();
+    });
+    if (!outcome.ok()) {
+      result.harness_error = outcome.status();
+      result.qualified = false;
+      return result;
+    }
+    RATCHET_RETURN_IF_ERROR(WriteRun(*evidence_, record.id, run, *prepared, *outcome));
+    if (outcome->harness_failure) {
+      result.harness_error = Status::Unavailable(outcome->harness_failure->message);
+      result.qualified = false;
+      return result;
+    }
+    if (outcome->interrupted) {
+      result.interrupted = true;
+      result.qualified = false;
+      return result;
+    }
+    if (outcome->judgement) {
+      context_.out << outcome->judgement->summary
+                   << (outcome->qualified()
+                           ? "; score " + FormatFixed(outcome->judgement->ranked_ms, 3) + " ms"
+                           : "")
+                   << "\n";
+    }
+    for (const Problem& problem : outcome->problems()) {
+      context_.out << "disqualified: " << problem.message << "\n";
+    }
+    result.runs.push_back(
+        {{"run", run},
+         {"qualified", outcome->qualified()},
+         {"ranked_ms", outcome->qualified() ? Json(outcome->judgement->ranked_ms) : Json()},
+         {"summary", outcome->judgement ? Json(outcome->judgement->summary) : Json()},
+         {"problems", ProblemsJson(outcome->problems())},
+         {"holdout", outcome->plan.holdout},
+         {"warmup", outcome->plan.warmup},
+         {"single_foreign", outcome->plan.single_foreign}});
+    if (outcome->qualified()) {
+      result.ranked.push_back(outcome->judgement->ranked_ms);
+    } else {
+      result.qualified = false;
+      for (const Problem& problem : outcome->problems()) result.problems.push_back(problem);
+    }
+  }
+  return result;
+}
+
+Status ScoringSession::Finish(const char* status, int exit_code, const std::string& message) {
+  finished_ = true;
+  Status written = WriteContract();
+  if (!written.ok()) ReportError(context_.err, options_.command, written);
+  Status finished = evidence_->Finish(status, exit_code, message);
+  if (!finished.ok()) {
+    context_.err << "ratchet " << options_.command << ": error: could not finish the evidence in "
+                 << evidence_->partial_path() << ": " << finished.message() << "\n";
+    return finished;
+  }
+  context_.out << "evidence: " << evidence_->final_path() << " (" << status << ")\n";
+  context_.out.flush();
+  return Status::Ok();
+}
+
+Status ScoringSession::Complete(const Json& records, const Json& extra, int exit_code,
+                                const std::string& message) {
+  Json report = {{"schema", "ratchet.report/1"},
+                 {"sandbox", DescribeSandbox().full
+                                 ? "full"
+                                 : "partial: " + DescribeSandbox().partial_reason},
+                 {"records", records}};
+  for (auto it = extra.begin(); extra.is_object() && it != extra.end(); ++it) {
+    report[it.key()] = it.value();
+  }
+  Status written = WriteContract();
+  if (written.ok()) written = evidence_->RevealSeed(HexEncode(seed_.view()));
+  if (written.ok()) written = evidence_->WriteJson(kReportFile, report);
+  if (!written.ok()) {
+    Fail(written);
+    return written;
+  }
+  return Finish(kStatusComplete, exit_code, message);
+}
+
+int ScoringSession::Fail(const Status& status) {
+  int code = ReportError(context_.err, options_.command, status);
+  if (!Finish(kStatusFailed, code, status.message()).ok()) return kExitHarness;
+  return code;
+}
+
+int ScoringSession::Interrupt() {
+  context_.err << "ratchet " << options_.command << ": interrupted\n";
+  if (!Finish(kStatusInterrupted, kExitInterrupted, "interrupted by a signal").ok()) {
+    return kExitHarness;
+  }
+  return kExitInterrupted;
+}
+
+}  // namespace ratchet

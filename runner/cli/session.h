@@ -1,0 +1,127 @@
+// A scoring session: what `ratchet score` and `ratchet run` share. It verifies the datasets,
+// holds the sandbox lock, gathers the contract, begins the evidence directory with the committed
+// run seed, scores records into it (every run of every record, each timed call in a fresh
+// sandboxed worker, a line per call on the way), and finishes the directory as complete, failed
+// or interrupted. The commands decide what to score and what a result means.
+#ifndef RATCHET_CLI_SESSION_H_
+#define RATCHET_CLI_SESSION_H_
+
+#include <future>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "cli/commands.h"
+#include "contract/gather.h"
+#include "core/canonical_json.h"
+#include "core/status.h"
+#include "data/locate.h"
+#include "evidence/writer.h"
+#include "rules/rule_set.h"
+#include "sandbox/lock.h"
+#include "scorer/prepare.h"
+#include "scorer/run.h"
+
+namespace ratchet {
+
+struct SessionOptions {
+  const char* command = "score";  // for messages: "ratchet <command>: ..."
+  std::optional<std::string> data_dir, python, rules_path, out;
+  // The default evidence folder is evidence/<out_prefix>-<UTC time>-<seed commit prefix>.
+  std::string out_prefix = "score";
+  // Whether any submission is a Python file: then an interpreter with torch is required.
+  bool needs_python = false;
+};
+
+// One record to score: `spec` is FILE[:function] as `ratchet score` takes it.
+struct RecordSpec {
+  std::string id;
+  std::string spec;
+  int64_t band_bp = 0;
+};
+
+// What the runs of one record came to.
+struct RecordResult {
+  std::string id;
+  bool qualified = false;  // every run qualified
+  bool interrupted = false;
+  std::optional<Status> harness_error;  // the harness could not finish a run
+  std::vector<Problem> problems;        // of every run that did not qualify
+  std::vector<double> ranked;           // of the runs that qualified
+  std::string source_sha256;
+  std::string file;      // the submission's file name
+  std::string function;  // the function scored
+  std::vector<std::string> review_flags;
+  Json runs = Json::array();  // the report's per-run entries
+  // Median of `ranked` when qualified.
+  std::optional<double> ranked_ms() const;
+  std::vector<std::string> broken() const;  // the rule ids of `problems`, sorted, each once
+  Json ReportJson(int64_t band_bp) const;
+};
+
+class ScoringSession {
+ public:
+  // Everything before the first worker that can fail on bad input or a missing dataset fails
+  // here, before any evidence folder exists.
+  static Result<std::unique_ptr<ScoringSession>> Begin(const SessionOptions& options,
+                                                       CommandContext& context);
+  ~ScoringSession();
+
+  const RuleSet& rules() const { return rules_; }
+  const std::string& evidence_path() const { return evidence_->final_path(); }
+  // The contract once written (null before the first call of the session, or Complete).
+  const Json& contract() const { return contract_; }
+  // The lane's device kind ("cpu", "cuda"), known from Begin on.
+  std::string device_kind() const;
+  // SIGINT or SIGTERM arrived since Begin (the run in progress stops at its next step).
+  bool interrupted() const;
+
+  // Scores `runs` runs of `record`, numbered from `first_run`, into the evidence. A submission
+  // that fails before any worker (rule `source`) is one disqualified run. Returns an error only
+  // when the evidence cannot be written; a harness failure is in the result.
+  Result<RecordResult> Score(const RecordSpec& record, int runs, int first_run = 1);
+
+  // Writes report.json ({"schema", "sandbox", "records", plus `extra`'s fields}), reveals the
+  // seed and finishes the directory as complete with `exit_code`.
+  Status Complete(const Json& records, const Json& extra, int exit_code, const std::string& message);
+  // Completes the contract (waiting for the interpreter probe if it still runs) and writes it
+  // into the evidence, once; contract() holds it after. An error of the probe is returned, the
+  // contract is still written, with the interpreter's facts null.
+  Status WriteContract();
+  // Finishes as failed (the harness could not do its work) or interrupted; prints why.
+  int Fail(const Status& status);
+  int Interrupt();
+
+ private:
+  ScoringSession(CommandContext& context, const SessionOptions& options);
+  Status Finish(const char* status, int exit_code, const std::string& message);
+
+  CommandContext& context_;
+  SessionOptions options_;
+  RuleSet rules_;
+  std::vector<LocatedDataset> datasets_;
+  std::vector<std::string> covered_;
+  std::string python_;
+  std::future<Result<std::optional<PythonFacts>>> python_probe_;
+  std::future<void> pools_loaded_;
+  std::optional<SandboxLock> lock_;
+  std::optional<ContractInputs> contract_inputs_;
+  Json contract_;
+  RunSeed seed_;
+  std::optional<EvidenceWriter> evidence_;
+  bool finished_ = false;
+};
+
+// Helpers of the commands.
+Result<int64_t> ParseCount(const std::string& flag, const std::string& text, int64_t low, int64_t high);
+// A record id from a file name: its stem, every character outside [A-Za-z0-9._-] made '_'.
+std::string RecordIdOf(const std::string& path);
+bool IsNativeSpec(const std::string& spec);
+// The file of FILE[:function] (FILE.py:name, FILE.cpp:method).
+std::string SpecFile(const std::string& spec);
+double MedianOf(std::vector<double> values);
+
+}  // namespace ratchet
+
+#endif  // RATCHET_CLI_SESSION_H_
