@@ -25,6 +25,7 @@ ExitCode ExitCodeFor(const Status& status) {
 
 const std::vector<Command>& Commands() {
   static const std::vector<Command> kCommands = {
+      {"compare", "two evidence directories: contract and records", kCompareUsage, RunCompare},
       {"contract", "print the run contract of this machine", kContractUsage, RunContract},
       {"datasets", "list the datasets found, where, and their hashes", kDatasetsUsage, RunDatasets},
       {"draw", "write one draw of a run seed (inputs, labels, hidden map)", kDrawUsage, RunDraw},

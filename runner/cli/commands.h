@@ -24,6 +24,7 @@ struct Command {
 
 const std::vector<Command>& Commands();
 
+int RunCompare(CommandContext& context);
 int RunContract(CommandContext& context);
 int RunDatasets(CommandContext& context);
 int RunDraw(CommandContext& context);
@@ -31,6 +32,7 @@ int RunPromote(CommandContext& context);
 int RunRun(CommandContext& context);
 int RunScore(CommandContext& context);
 
+extern const char kCompareUsage[];
 extern const char kContractUsage[];
 extern const char kDatasetsUsage[];
 extern const char kDrawUsage[];

@@ -149,10 +149,9 @@ std::vector<ContractDifference> DiffContractPart(const Json& a, const Json& b,
     return differences;
   }
   Diff(*left, *right, part, &differences);
-  std::sort(differences.begin(), differences.end(),
-            [](const ContractDifference& x, const ContractDifference& y) {
-              return x.path < y.path;
-            });
+  std::sort(
+      differences.begin(), differences.end(),
+      [](const ContractDifference& x, const ContractDifference& y) { return x.path < y.path; });
   return differences;
 }
 

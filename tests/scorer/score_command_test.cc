@@ -23,6 +23,7 @@
 #include "evidence/reader.h"
 #include "rules/rule_set.h"
 #include "sandbox/reap.h"
+#include "support/fast_rules.h"
 #include "support/run_binary.h"
 #include "support/temp_dir.h"
 
@@ -37,23 +38,6 @@ std::string SourceDir() {
 bool HavePython() {
   static const bool have = FindPython(std::nullopt).ok();
   return have;
-}
-
-// The embedded rule set with 3 MNIST calls, 1 hold-out call, 4 calibration calls and short
-// limits: every rule still applies, the runs take seconds.
-std::string FastRules(const TempDir& dir) {
-  Json rules = Json::parse(EmbeddedRuleSetText());
-  rules["calls"]["mnist_calls"] = 3;
-  rules["calls"]["holdout_calls"] = 1;
-  rules["timing"]["calibration_calls"] = 4;
-  rules["timing"]["calibration_discard"] = 1;
-  rules["limits"]["warmup_max_call_ms"] = 8000;
-  rules["limits"]["later_warmup_max_call_ms"] = 8000;
-  rules["limits"]["max_call_ms"] = 4000;
-  rules["limits"]["timed_call_grace_s"] = 1;
-  const std::string path = dir / "fast-rules.json";
-  EXPECT_TRUE(WriteFileAtomic(path, rules.dump(2)).ok());
-  return path;
 }
 
 Json Report(const std::string& evidence) {

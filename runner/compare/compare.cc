@@ -1,0 +1,296 @@
+#include "compare/compare.h"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <set>
+
+#include "evidence/layout.h"
+
+namespace ratchet {
+namespace {
+
+constexpr char kReportSchema[] = "ratchet.report/1";
+
+// "[]" or "[accuracy, worker.exit]": a set of rule ids as the tables print it.
+std::string RuleList(const std::vector<std::string>& rules) {
+  std::string out = "[";
+  for (size_t i = 0; i < rules.size(); ++i) out += (i ? ", " : "") + rules[i];
+  return out + "]";
+}
+
+// 540 as "540", 2.5 as "2.5".
+std::string NumberText(double value) {
+  if (std::floor(value) == value && std::fabs(value) < 1e15) {
+    return std::to_string(static_cast<long long>(value));
+  }
+  return Json(value).dump();
+}
+
+// A string member of `object`, nullopt when it is absent or null; `problem` is set when it is
+// there with another type.
+std::optional<std::string> OptionalString(const Json& object, const std::string& key,
+                                          const std::string& path, std::string* problem) {
+  auto it = object.find(key);
+  if (it == object.end() || it->is_null()) return std::nullopt;
+  if (!it->is_string()) {
+    *problem = JoinPath(path, key) + ": not a string";
+    return std::nullopt;
+  }
+  return it->get<std::string>();
+}
+
+std::optional<double> OptionalNumber(const Json& object, const std::string& key,
+                                     const std::string& path, std::string* problem) {
+  auto it = object.find(key);
+  if (it == object.end() || it->is_null()) return std::nullopt;
+  if (!it->is_number()) {
+    *problem = JoinPath(path, key) + ": not a number";
+    return std::nullopt;
+  }
+  return it->get<double>();
+}
+
+// One record of report.json; an empty `problem` when it reads.
+RecordEntry ReadRecord(const Json& value, const std::string& path, std::string* problem) {
+  RecordEntry entry;
+  if (!value.is_object()) {
+    *problem = path + ": not an object";
+    return entry;
+  }
+  auto outcome = value.find("outcome");
+  if (outcome == value.end() || !outcome->is_object()) {
+    *problem =
+        JoinPath(path, "outcome") + (outcome == value.end() ? ": missing" : ": not an object");
+    return entry;
+  }
+  const std::string outcome_path = JoinPath(path, "outcome");
+  auto status = outcome->find("status");
+  if (status == outcome->end() || !status->is_string() ||
+      (*status != "qualified" && *status != "disqualified")) {
+    *problem = JoinPath(outcome_path, "status") +
+               (status == outcome->end()
+                    ? ": missing"
+                    : ": " + status->dump() + ", expected \"qualified\" or \"disqualified\"");
+    return entry;
+  }
+  entry.status = status->get<std::string>();
+  auto broken = outcome->find("broken");
+  if (broken == outcome->end() || !broken->is_array()) {
+    *problem = JoinPath(outcome_path, "broken") +
+               (broken == outcome->end() ? ": missing" : ": not an array");
+    return entry;
+  }
+  for (size_t i = 0; i < broken->size(); ++i) {
+    if (!(*broken)[i].is_string()) {
+      *problem = JoinPath(JoinPath(outcome_path, "broken"), i) + ": not a string";
+      return entry;
+    }
+    entry.broken.push_back((*broken)[i].get<std::string>());
+  }
+  std::sort(entry.broken.begin(), entry.broken.end());
+  entry.broken.erase(std::unique(entry.broken.begin(), entry.broken.end()), entry.broken.end());
+  entry.ranked_ms = OptionalNumber(value, "ranked_ms", path, problem);
+  if (problem->empty()) entry.sha256 = OptionalString(value, "sha256", path, problem);
+  if (problem->empty()) entry.band_bp = OptionalNumber(value, "band_bp", path, problem);
+  return entry;
+}
+
+// What differs in what two entries of one record claim: the outcome, the rules broken, the
+// submission's bytes and the band.
+std::vector<std::string> OutcomeChanges(const RecordEntry& a, const RecordEntry& b) {
+  std::vector<std::string> changes;
+  if (a.status != b.status) changes.push_back("status " + a.status + " -> " + b.status);
+  if (a.broken != b.broken) {
+    changes.push_back("broken " + RuleList(a.broken) + " -> " + RuleList(b.broken));
+  }
+  if (a.sha256 != b.sha256) {
+    changes.push_back("submission sha256 " + a.sha256.value_or("(none)") + " -> " +
+                      b.sha256.value_or("(none)"));
+  }
+  if (a.band_bp != b.band_bp) {
+    changes.push_back("band_bp " + (a.band_bp ? NumberText(*a.band_bp) : "(none)") + " -> " +
+                      (b.band_bp ? NumberText(*b.band_bp) : "(none)"));
+  }
+  return changes;
+}
+
+std::string StringAt(const Json& contract, const char* part, const char* key) {
+  if (!contract.is_object()) return "";
+  auto it = contract.find(part);
+  if (it == contract.end() || !it->is_object()) return "";
+  auto value = it->find(key);
+  return value != it->end() && value->is_string() ? value->get<std::string>() : "";
+}
+
+std::string DeviceKind(const Json& contract) {
+  if (!contract.is_object() || !contract.contains("lane") || !contract["lane"].is_object()) {
+    return "";
+  }
+  return StringAt(contract["lane"], "device", "kind");
+}
+
+EvidenceSide DescribeSide(const std::string& path, const EvidenceSummary& summary,
+                          std::map<std::string, RecordEntry>* records) {
+  EvidenceSide side;
+  side.path = path;
+  side.status = summary.status;
+  side.exit_code = summary.exit_code;
+  side.message = summary.message;
+  if (summary.status != kStatusComplete) {
+    std::string line = "status.json: the run is " + summary.status;
+    if (summary.exit_code >= 0) line += " (exit " + std::to_string(summary.exit_code) + ")";
+    if (!summary.message.empty()) line += ": " + summary.message;
+    side.problems.push_back(line);
+  }
+  for (const EvidenceFinding& finding : summary.findings) {
+    side.problems.push_back(finding.file + ": " + finding.problem);
+  }
+  std::vector<std::string> report_problems;
+  for (auto& [id, entry] : ReadReportRecords(summary.report, &report_problems)) {
+    records->emplace(id, std::move(entry));
+  }
+  side.problems.insert(side.problems.end(), report_problems.begin(), report_problems.end());
+  side.complete = summary.complete && report_problems.empty();
+  side.lane_id = StringAt(summary.contract, "lane", "id");
+  side.device_kind = DeviceKind(summary.contract);
+  return side;
+}
+
+}  // namespace
+
+const char* CategoryName(RecordCategory category) {
+  switch (category) {
+    case RecordCategory::kSame:
+      return "same";
+    case RecordCategory::kRegressed:
+      return "regressed";
+    case RecordCategory::kImproved:
+      return "improved";
+    case RecordCategory::kStatusChanged:
+      return "status-changed";
+    case RecordCategory::kAdded:
+      return "added";
+    case RecordCategory::kRemoved:
+      return "removed";
+  }
+  return "?";
+}
+
+std::vector<int> Comparison::Counts() const {
+  std::vector<int> counts(6, 0);
+  for (const RecordComparison& record : records) ++counts[static_cast<int>(record.category)];
+  return counts;
+}
+
+bool Comparison::Same() const {
+  if (!a.complete || !b.complete || !locked.empty()) return false;
+  return std::all_of(records.begin(), records.end(), [](const RecordComparison& record) {
+    return record.category == RecordCategory::kSame;
+  });
+}
+
+std::vector<std::pair<std::string, RecordEntry>> ReadReportRecords(
+    const Json& report, std::vector<std::string>* problems) {
+  std::vector<std::pair<std::string, RecordEntry>> records;
+  // An absent or unparsable report.json is already a finding of the reader.
+  if (report.is_null()) return records;
+  const std::string file = kReportFile;
+  if (!report.is_object()) {
+    problems->push_back(file + ": not a JSON object");
+    return records;
+  }
+  auto schema = report.find("schema");
+  if (schema != report.end() && *schema != kReportSchema) {
+    problems->push_back(file + ": schema: " + schema->dump() + ", expected \"" + kReportSchema +
+                        "\"");
+  }
+  auto all = report.find("records");
+  if (all == report.end() || !all->is_object()) {
+    problems->push_back(file + ": records: " + (all == report.end() ? "missing" : "not an object"));
+    return records;
+  }
+  for (auto it = all->begin(); it != all->end(); ++it) {
+    std::string problem;
+    RecordEntry entry = ReadRecord(it.value(), JoinPath("records", it.key()), &problem);
+    if (!problem.empty()) {
+      problems->push_back(file + ": " + problem + " (the record is left out)");
+      continue;
+    }
+    records.emplace_back(it.key(), std::move(entry));
+  }
+  return records;
+}
+
+Comparison CompareEvidence(const std::string& path_a, const EvidenceSummary& a,
+                           const std::string& path_b, const EvidenceSummary& b,
+                           const CompareOptions& options) {
+  Comparison comparison;
+  std::map<std::string, RecordEntry> records_a, records_b;
+  comparison.a = DescribeSide(path_a, a, &records_a);
+  comparison.b = DescribeSide(path_b, b, &records_b);
+  comparison.locked = DiffContractPart(a.contract, b.contract, "locked");
+  comparison.lane = DiffContractPart(a.contract, b.contract, "lane");
+
+  const std::string& lane_a = comparison.a.lane_id;
+  const std::string& lane_b = comparison.b.lane_id;
+  comparison.same_lane = !lane_a.empty() && lane_a == lane_b;
+  if (lane_a.empty() || lane_b.empty()) {
+    comparison.timings_note = std::string(lane_a.empty() ? "A" : "B") + " names no lane";
+  } else if (!comparison.same_lane) {
+    comparison.timings_note = "different lanes";
+  } else if (!comparison.lane.empty()) {
+    // One id over different facts: an id that is not that of the lane it stands for.
+    comparison.timings_note = "one lane id over different lane fields";
+  } else if (comparison.a.device_kind == "cpu") {
+    comparison.timings_note = "CPU lane";
+  } else if (comparison.a.device_kind.empty()) {
+    comparison.timings_note = "the lane names no device kind";
+  } else {
+    comparison.timings_compared = true;
+  }
+
+  std::set<std::string> ids;
+  for (const auto& [id, entry] : records_a) ids.insert(id);
+  for (const auto& [id, entry] : records_b) ids.insert(id);
+  for (const std::string& id : ids) {
+    RecordComparison record;
+    record.id = id;
+    auto in_a = records_a.find(id);
+    auto in_b = records_b.find(id);
+    if (in_a != records_a.end()) record.a = in_a->second;
+    if (in_b != records_b.end()) record.b = in_b->second;
+    if (record.a && record.b && record.a->ranked_ms && record.b->ranked_ms &&
+        *record.a->ranked_ms > 0) {
+      record.ratio = *record.b->ranked_ms / *record.a->ranked_ms;
+    }
+    if (!record.a) {
+      record.category = RecordCategory::kAdded;
+    } else if (!record.b) {
+      record.category = RecordCategory::kRemoved;
+    } else if (!(record.changes = OutcomeChanges(*record.a, *record.b)).empty()) {
+      record.category = RecordCategory::kStatusChanged;
+    } else if (record.a->ranked_ms && record.b->ranked_ms) {
+      // Same outcome, both timed: the timings decide, where they may be compared at all.
+      if (!comparison.timings_compared) {
+        record.timing_note = comparison.timings_note;
+      } else {
+        const double old_ms = *record.a->ranked_ms, new_ms = *record.b->ranked_ms;
+        const double tolerance = std::max(options.relative * old_ms, options.absolute_ms);
+        record.timing_compared = true;
+        if (new_ms - old_ms > tolerance) {
+          record.category = RecordCategory::kRegressed;
+        } else if (old_ms - new_ms > tolerance) {
+          record.category = RecordCategory::kImproved;
+        }
+      }
+    } else if (record.a->ranked_ms || record.b->ranked_ms) {
+      record.timing_note =
+          std::string(record.a->ranked_ms ? "B" : "A") + " has no ranked_ms for it";
+    }
+    comparison.records.push_back(std::move(record));
+  }
+  return comparison;
+}
+
+}  // namespace ratchet

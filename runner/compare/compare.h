@@ -1,0 +1,89 @@
+// What a harness upgrade does to every record: two evidence directories compared, the contract
+// field by field and each record as same, regressed, improved, status-changed, added or removed.
+// Pure: it decides from two EvidenceSummary values and never touches a baseline.
+#ifndef RATCHET_COMPARE_COMPARE_H_
+#define RATCHET_COMPARE_COMPARE_H_
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "contract/contract.h"
+#include "core/canonical_json.h"
+#include "evidence/reader.h"
+
+namespace ratchet {
+
+// A timing differs when |B - A| > max(relative * A, absolute_ms).
+struct CompareOptions {
+  double relative = 0.05;
+  double absolute_ms = 0.1;
+};
+
+enum class RecordCategory { kSame, kRegressed, kImproved, kStatusChanged, kAdded, kRemoved };
+// "same", "regressed", "improved", "status-changed", "added", "removed".
+const char* CategoryName(RecordCategory category);
+
+// One record as one report.json holds it.
+struct RecordEntry {
+  std::string status;                 // outcome.status: "qualified" or "disqualified"
+  std::vector<std::string> broken;    // outcome.broken, sorted, without repeats
+  std::optional<double> ranked_ms;    // null for a record that did not qualify
+  std::optional<std::string> sha256;  // the submission's
+  std::optional<double> band_bp;
+};
+
+struct RecordComparison {
+  std::string id;
+  RecordCategory category = RecordCategory::kSame;
+  std::optional<RecordEntry> a, b;  // absent on the side that lacks the record
+  // For status-changed, what changed, in words ("status qualified -> disqualified").
+  std::vector<std::string> changes;
+  std::optional<double> ratio;  // B / A of ranked_ms, when both have one and A's is above 0
+  bool timing_compared = false;
+  // Why the timings were not compared, when both have a ranked_ms and they were not.
+  std::string timing_note;
+};
+
+// One evidence directory as the comparison sees it.
+struct EvidenceSide {
+  std::string path;
+  std::string status;  // status.json's (EvidenceSummary::status)
+  int exit_code = -1;
+  std::string message;
+  // The reader's findings, then what is wrong with report.json's records, each "file: problem".
+  std::vector<std::string> problems;
+  bool complete = false;  // the reader says complete and report.json's records all read
+  std::string lane_id;    // empty when the contract names none
+  std::string device_kind;
+};
+
+struct Comparison {
+  EvidenceSide a, b;
+  std::vector<ContractDifference> locked;  // DiffContractPart(.., "locked")
+  std::vector<ContractDifference> lane;    // DiffContractPart(.., "lane")
+  bool same_lane = false;                  // both name a lane id, and it is one id
+  bool timings_compared = false;           // one lane, and not a CPU lane
+  // Why not, when not, in a few words: "CPU lane", "different lanes", "A names no lane", ...
+  std::string timings_note;
+  std::vector<RecordComparison> records;  // sorted by id
+
+  // The counts of each category, indexed by RecordCategory.
+  std::vector<int> Counts() const;
+  // Both complete, the locked contracts equal and every record the same: the exit code 0.
+  bool Same() const;
+};
+
+Comparison CompareEvidence(const std::string& path_a, const EvidenceSummary& a,
+                           const std::string& path_b, const EvidenceSummary& b,
+                           const CompareOptions& options);
+
+// The records of a report.json value by id; `problems` gets one line per record (or for the
+// whole report) that cannot be read, naming the field ("report.json: records.ncm.outcome.status:
+// missing"), and that record is left out.
+std::vector<std::pair<std::string, RecordEntry>> ReadReportRecords(
+    const Json& report, std::vector<std::string>* problems);
+
+}  // namespace ratchet
+
+#endif  // RATCHET_COMPARE_COMPARE_H_

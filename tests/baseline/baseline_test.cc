@@ -1,0 +1,283 @@
+// The baseline format (strict parsing, one spelling, atomic writes) and the ratchet's error codes.
+#include "baseline/baseline.h"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+
+#include "baseline/ratchet.h"
+#include "core/file.h"
+#include "support/temp_dir.h"
+
+namespace ratchet {
+namespace {
+
+const char kHash[] = "0000000000000000000000000000000000000000000000000000000000000000";
+const char kOtherHash[] = "1111111111111111111111111111111111111111111111111111111111111111";
+
+Json Locked() {
+  return {{"harness", {{"name", "ratchet"}, {"version", "0.1.0"}, {"source_sha256", kHash}}},
+          {"rules", {{"id", "mnist-a100/1.2.0"}, {"sha256", kHash}}},
+          {"datasets", {{"mnist", {{"images_sha256", kHash}, {"labels_sha256", kHash}}}}},
+          {"sandbox", {{"policy_sha256", kHash}, {"uid", 65534}}}};
+}
+
+Json Contract(const std::string& lane, const std::string& kind) {
+  return {{"schema", "ratchet.contract/1"},
+          {"locked", Locked()},
+          {"lane", {{"id", lane}, {"device", {{"kind", kind}}}}}};
+}
+
+Json BaselineDoc() {
+  return {{"schema", "ratchet.baseline/1"},
+          {"contract", {{"locked", Locked()}, {"rule_set", {{"calls", {{"mnist_calls", 11}}}}}}},
+          {"lanes",
+           {{"gpu-lane",
+             {{"facts", {{"device", {{"kind", "cuda"}}}}},
+              {"reviewed", {{"by", "a reviewer"}, {"reason", "the reference board"}}}}}}},
+          {"records",
+           {{"fast",
+             {{"submission", "submissions/fast.py"},
+              {"sha256", kHash},
+              {"band_bp", 2000},
+              {"expected", {{"status", "qualified"}, {"broken", Json::array()}}},
+              {"timing", {{"gpu-lane", {{"ranked_ms", 10.0}, {"relative", 0.05}, {"absolute_ms", 0.1}}}}},
+              {"reason", "qualifies"},
+              {"reviewed_by", "a reviewer"}}},
+            {"slow",
+             {{"submission", "submissions/slow.py"},
+              {"sha256", kHash},
+              {"difficulty", 1},
+              {"expected", {{"status", "disqualified"}, {"broken", {"accuracy"}}}},
+              {"reason", "about 85% on MNIST: fails difficulty 1"},
+              {"reviewed_by", "a reviewer"}}}}}};
+}
+
+Status Parse(const Json& doc) { return ParseBaseline(doc.dump(), "records.json").status(); }
+
+void ExpectError(const Json& doc, const std::string& needle) {
+  Status status = Parse(doc);
+  ASSERT_FALSE(status.ok()) << "accepted: " << doc.dump();
+  EXPECT_EQ(status.code(), Status::Code::kBadInput);
+  EXPECT_NE(status.message().find(needle), std::string::npos) << status.message();
+}
+
+TEST(BaselineFormat, ParsesTheDocumentedShape) {
+  Result<Baseline> baseline = ParseBaseline(BaselineDoc().dump(), "records.json");
+  ASSERT_TRUE(baseline.ok()) << baseline.status().message();
+  ASSERT_EQ(baseline->records.size(), 2u);
+  const BaselineRecord& fast = baseline->records.at("fast");
+  EXPECT_EQ(*fast.band_bp, 2000);
+  EXPECT_FALSE(fast.difficulty.has_value());
+  EXPECT_DOUBLE_EQ(fast.timing.at("gpu-lane").ranked_ms, 10.0);
+  EXPECT_EQ(baseline->records.at("slow").expected->broken, std::vector<std::string>{"accuracy"});
+  EXPECT_EQ(baseline->lanes.at("gpu-lane").by, "a reviewer");
+}
+
+TEST(BaselineFormat, OneSpellingRoundTrips) {
+  Result<Baseline> baseline = ParseBaseline(BaselineDoc().dump(), "records.json");
+  ASSERT_TRUE(baseline.ok());
+  Result<std::string> text = BaselineText(*baseline);
+  ASSERT_TRUE(text.ok());
+  EXPECT_EQ(text->back(), '\n');
+  Result<Baseline> again = ParseBaseline(*text, "records.json");
+  ASSERT_TRUE(again.ok()) << again.status().message();
+  EXPECT_EQ(*BaselineText(*again), *text);
+  EXPECT_EQ(BaselineJson(*again), BaselineDoc());
+}
+
+TEST(BaselineFormat, ErrorsNameTheRecordAndTheFieldPath) {
+  Json doc = BaselineDoc();
+  doc["records"]["fast"]["colour"] = "blue";
+  ExpectError(doc, "record \"fast\": field \"records.fast.colour\": is not a field");
+
+  doc = BaselineDoc();
+  doc["records"]["slow"]["expected"]["status"] = "passed";
+  ExpectError(doc, "record \"slow\": field \"records.slow.expected.status\"");
+
+  doc = BaselineDoc();
+  doc["records"]["fast"]["difficulty"] = 2;
+  ExpectError(doc, "exactly one of \"difficulty\" and \"band_bp\"");
+
+  doc = BaselineDoc();
+  doc["records"]["fast"]["band_bp"] = 10000;
+  ExpectError(doc, "field \"records.fast.band_bp\": must be a whole number from 1 to 9999");
+
+  doc = BaselineDoc();
+  doc["records"]["fast"]["sha256"] = "ABC";
+  ExpectError(doc, "field \"records.fast.sha256\": must be 64 lowercase hex digits");
+
+  doc = BaselineDoc();
+  doc["records"]["slow"]["expected"]["broken"] = {"timeout", "accuracy"};
+  ExpectError(doc, "field \"records.slow.expected.broken\": must be sorted");
+
+  doc = BaselineDoc();
+  doc["records"]["slow"]["expected"]["broken"] = Json::array();
+  ExpectError(doc, "must name the rules a disqualified outcome broke");
+
+  doc = BaselineDoc();
+  doc["records"]["fast"]["timing"]["gpu-lane"]["ranked_ms"] = -1;
+  ExpectError(doc, "field \"records.fast.timing.gpu-lane.ranked_ms\": must be a number above 0");
+
+  doc = BaselineDoc();
+  doc["records"]["fast"].erase("submission");
+  ExpectError(doc, "field \"records.fast.submission\": is missing");
+
+  doc = BaselineDoc();
+  doc["records"]["bad id"] = doc["records"]["fast"];
+  ExpectError(doc, "\"bad id\" is not a record id");
+
+  doc = BaselineDoc();
+  doc["schema"] = "ratchet.baseline/2";
+  ExpectError(doc, "field \"schema\": is \"ratchet.baseline/2\"");
+
+  doc = BaselineDoc();
+  doc["lanes"]["gpu-lane"]["reviewed"].erase("reason");
+  ExpectError(doc, "field \"lanes.gpu-lane.reviewed.reason\": is missing");
+
+  doc = BaselineDoc();
+  doc.erase("records");
+  ExpectError(doc, "field \"records\": is missing");
+
+  Status not_json = ParseBaseline("{\"schema\": ", "records.json").status();
+  EXPECT_EQ(not_json.code(), Status::Code::kBadInput);
+  EXPECT_NE(not_json.message().find("records.json"), std::string::npos) << not_json.message();
+}
+
+TEST(BaselineFormat, LoadNamesAMissingFile) {
+  TempDir dir;
+  Status missing = LoadBaseline(dir / "records.json").status();
+  EXPECT_EQ(missing.code(), Status::Code::kBadInput);
+  EXPECT_NE(missing.message().find(dir / "records.json"), std::string::npos) << missing.message();
+}
+
+TEST(BaselineFormat, WriteReplacesTheWholeFileAndLeavesNoTemporary) {
+  TempDir dir;
+  const std::string path = dir / "records.json";
+  ASSERT_TRUE(WriteFileAtomic(path, "old").ok());
+  Result<Baseline> baseline = ParseBaseline(BaselineDoc().dump(), "records.json");
+  ASSERT_TRUE(baseline.ok());
+  ASSERT_TRUE(WriteBaseline(path, *baseline).ok());
+  EXPECT_EQ(*ReadFile(path), *BaselineText(*baseline));
+  int entries = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(dir.path())) {
+    (void)entry;
+    ++entries;
+  }
+  EXPECT_EQ(entries, 1);
+  // A baseline that cannot be written as JSON (a NaN) leaves the file as it was.
+  baseline->records["fast"].timing["gpu-lane"].ranked_ms = std::nan("");
+  EXPECT_FALSE(WriteBaseline(path, *baseline).ok());
+  EXPECT_EQ(*ReadFile(path), *BaselineText(*ParseBaseline(BaselineDoc().dump(), "x")));
+}
+
+// --- the ratchet ---------------------------------------------------------------------------
+
+RatchetInputs Inputs(const std::string& lane = "gpu-lane", const std::string& kind = "cuda") {
+  RatchetInputs inputs;
+  inputs.contract = Contract(lane, kind);
+  inputs.selected = {"fast", "slow"};
+  inputs.scored["fast"] = {true, kHash, {"qualified", {}}, 10.2, std::nullopt};
+  inputs.scored["slow"] = {true, kHash, {"disqualified", {"accuracy"}}, std::nullopt, std::nullopt};
+  return inputs;
+}
+
+std::vector<std::string> Codes(const RatchetResult& result) {
+  std::vector<std::string> codes;
+  for (const RatchetError& error : result.errors) codes.push_back(error.code + ":" + error.record);
+  return codes;
+}
+
+Baseline Base() { return *ParseBaseline(BaselineDoc().dump(), "records.json"); }
+
+TEST(Ratchet, AsExpectedIsNoError) {
+  RatchetResult result = RatchetErrors(Base(), Inputs());
+  EXPECT_TRUE(result.errors.empty()) << ::testing::PrintToString(Codes(result));
+  EXPECT_TRUE(result.lane_reviewed);
+  EXPECT_TRUE(result.timings_compared);
+}
+
+TEST(Ratchet, AChangedLockedFieldIsContractChangedNamingIt) {
+  RatchetInputs inputs = Inputs();
+  inputs.contract["locked"]["sandbox"]["policy_sha256"] = kOtherHash;
+  RatchetResult result = RatchetErrors(Base(), inputs);
+  ASSERT_EQ(result.errors.size(), 1u);
+  EXPECT_EQ(result.errors[0].code, "contract-changed");
+  EXPECT_NE(result.errors[0].message.find("locked.sandbox.policy_sha256"), std::string::npos);
+  EXPECT_TRUE(result.contract_changed);
+}
+
+TEST(Ratchet, AChangedRuleConstantIsNamedToo) {
+  RatchetInputs inputs = Inputs();
+  inputs.contract["locked"]["rules"]["sha256"] = kOtherHash;
+  inputs.rule_set = {{"calls", {{"mnist_calls", 12}}}};
+  RatchetResult result = RatchetErrors(Base(), inputs);
+  ASSERT_EQ(result.errors.size(), 2u) << ::testing::PrintToString(Codes(result));
+  EXPECT_NE(result.errors[0].message.find("locked.rules.sha256"), std::string::npos);
+  EXPECT_NE(result.errors[1].message.find("rules.calls.mnist_calls: reviewed 11, now 12"),
+            std::string::npos)
+      << result.errors[1].message;
+}
+
+TEST(Ratchet, EachRecordErrorHasItsCode) {
+  Baseline base = Base();
+  RatchetInputs inputs = Inputs();
+  inputs.scored["fast"].sha256 = kOtherHash;
+  inputs.scored["slow"].outcome = {"qualified", {}};
+  RatchetResult result = RatchetErrors(base, inputs);
+  EXPECT_EQ(Codes(result),
+            (std::vector<std::string>{"submission-changed:fast", "outcome-changed:slow"}));
+  EXPECT_NE(result.errors[1].message.find("an improvement"), std::string::npos);
+
+  base.records["slow"].reason = "UNREVIEWED";
+  inputs = Inputs();
+  EXPECT_EQ(Codes(RatchetErrors(base, inputs)), std::vector<std::string>{"nonpass-unreviewed:slow"});
+
+  base = Base();
+  base.records["slow"].expected.reset();
+  EXPECT_EQ(Codes(RatchetErrors(base, inputs)), std::vector<std::string>{"record-unreviewed:slow"});
+
+  inputs.scored.erase("fast");
+  base = Base();
+  EXPECT_EQ(Codes(RatchetErrors(base, inputs)), std::vector<std::string>{"record-missing:fast"});
+}
+
+TEST(Ratchet, TimesOutsideTheirToleranceUnlessARunAgainIsWithin) {
+  RatchetInputs inputs = Inputs();
+  inputs.scored["fast"].ranked_ms = 11.0;  // +10%, tolerance 5%
+  EXPECT_EQ(Codes(RatchetErrors(Base(), inputs)), std::vector<std::string>{"time-regressed:fast"});
+  inputs.scored["fast"].ranked_ms = 9.0;
+  EXPECT_EQ(Codes(RatchetErrors(Base(), inputs)), std::vector<std::string>{"time-improved:fast"});
+  inputs.scored["fast"].rerun_ranked_ms = 10.1;
+  RatchetResult spurious = RatchetErrors(Base(), inputs);
+  EXPECT_TRUE(spurious.errors.empty());
+  ASSERT_FALSE(spurious.notes.empty());
+  EXPECT_NE(spurious.notes.back().find("spurious"), std::string::npos) << spurious.notes.back();
+  inputs.scored["fast"].rerun_ranked_ms = 8.9;
+  EXPECT_EQ(Codes(RatchetErrors(Base(), inputs)), std::vector<std::string>{"time-improved:fast"});
+}
+
+TEST(Ratchet, CpuAndUnreviewedLanesCompareOutcomesOnly) {
+  RatchetInputs cpu = Inputs("cpu-lane", "cpu");
+  cpu.scored["fast"].ranked_ms = 50.0;
+  RatchetResult result = RatchetErrors(Base(), cpu);
+  EXPECT_TRUE(result.errors.empty()) << ::testing::PrintToString(Codes(result));
+  EXPECT_FALSE(result.timings_compared);
+  ASSERT_FALSE(result.notes.empty());
+  EXPECT_NE(result.notes[0].find("has not been reviewed"), std::string::npos);
+  cpu.require_lane = true;
+  EXPECT_EQ(Codes(RatchetErrors(Base(), cpu)), std::vector<std::string>{"lane-unreviewed:"});
+  cpu.scored["slow"].outcome = {"disqualified", {"accuracy", "timeout"}};
+  cpu.require_lane = false;
+  EXPECT_EQ(Codes(RatchetErrors(Base(), cpu)), std::vector<std::string>{"outcome-changed:slow"});
+}
+
+TEST(Ratchet, CompareTimingUsesTheLargerOfTheTwoTolerances) {
+  LaneTiming timing{1.0, 0.05, 0.1};
+  EXPECT_EQ(CompareTiming(timing, 1.09), TimingVerdict::kWithin);  // absolute 0.1 ms wins
+  EXPECT_EQ(CompareTiming(timing, 1.11), TimingVerdict::kRegressed);
+  EXPECT_EQ(CompareTiming(timing, 0.89), TimingVerdict::kImproved);
+}
+
+}  // namespace
+}  // namespace ratchet

@@ -1,0 +1,361 @@
+// Black-box tests of `ratchet run --baseline` and `ratchet promote`: bad input, the whole review
+// cycle (run, promote, run again), every locked field and every rule constant changed, a baseline
+// never half-written, and a run interrupted or killed. Runs use the fast rule set (fewer, shorter
+// calls) and records that are quick to score.
+#include <signal.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <filesystem>
+#include <functional>
+#include <thread>
+
+#include "baseline/baseline.h"
+#include "contract/python.h"
+#include "core/file.h"
+#include "core/sha256.h"
+#include "evidence/reader.h"
+#include "support/fast_rules.h"
+#include "support/run_binary.h"
+#include "support/temp_dir.h"
+
+extern char** environ;
+
+namespace ratchet {
+namespace {
+
+std::string SourceDir() {
+  const char* dir = std::getenv("RATCHET_SOURCE_DIR");
+  return dir ? dir : ".";
+}
+
+bool HavePython() {
+  static const bool have = FindPython(std::nullopt).ok();
+  return have;
+}
+
+bool Contains(const std::string& text, const std::string& needle) {
+  return text.find(needle) != std::string::npos;
+}
+
+// A folder with the fast rule set, submissions copied beside a records.json whose contract is
+// this machine's under those rules, and the records given (unreviewed unless they say).
+class Workspace {
+ public:
+  explicit Workspace(const Json& records) {
+    rules_ = FastRules(dir_);
+    std::filesystem::create_directories(dir_ / "submissions");
+    for (const char* file : {"baselines/submissions/ncm.py", "tests/submissions/syntax_error.py"}) {
+      std::filesystem::copy_file(SourceDir() + "/" + file,
+                                 dir_ / ("submissions/" + BaseName(file)));
+    }
+    BinaryRun contract = RunRatchet({"contract", "--json", "--rules", rules_});
+    EXPECT_EQ(contract.exit_code, 0) << contract.err;
+    locked_ = Json::parse(contract.out)["locked"];
+    Write({{"schema", "ratchet.baseline/1"},
+           {"contract", {{"locked", locked_}, {"rule_set", FastRulesJson()}}},
+           {"lanes", Json::object()},
+           {"records", records}});
+  }
+
+  void Write(const Json& doc) { ASSERT_TRUE(WriteFileAtomic(baseline(), doc.dump(2) + "\n").ok()); }
+  Json Read() const { return Json::parse(*ReadFile(baseline())); }
+
+  BinaryRun Run(std::vector<std::string> extra = {}) {
+    std::vector<std::string> args = {"run", "--baseline", baseline(), "--rules", rules_,
+                                     "--out", dir_ / ("evidence-" + std::to_string(++runs_))};
+    args.insert(args.end(), extra.begin(), extra.end());
+    return RunRatchet(args);
+  }
+  std::string last_evidence() const { return dir_ / ("evidence-" + std::to_string(runs_)); }
+
+  std::string baseline() const { return dir_ / "records.json"; }
+  const std::string& rules() const { return rules_; }
+  const Json& locked() const { return locked_; }
+  const TempDir& dir() const { return dir_; }
+
+ private:
+  TempDir dir_;
+  std::string rules_;
+  Json locked_;
+  int runs_ = 0;
+};
+
+Json SourceRecord(bool reviewed) {
+  Json record = {{"submission", "submissions/syntax_error.py"}, {"difficulty", 1}};
+  if (reviewed) {
+    record["expected"] = {{"status", "disqualified"}, {"broken", {"source"}}};
+    record["reason"] = "the file does not parse";
+    record["sha256"] = *Sha256File(SourceDir() + "/tests/submissions/syntax_error.py");
+  }
+  return record;
+}
+
+TEST(RatchetRunTest, BadInputExitsTwoAndSaysWhat) {
+  TempDir dir;
+  BinaryRun run = RunRatchet({"run"});
+  EXPECT_EQ(run.exit_code, 2);
+  EXPECT_TRUE(Contains(run.err, "--baseline FILE")) << run.err;
+
+  run = RunRatchet({"run", "--baseline", dir / "records.json"});
+  EXPECT_EQ(run.exit_code, 2);
+  EXPECT_TRUE(Contains(run.err, dir / "records.json")) << run.err;
+
+  ASSERT_TRUE(WriteFileAtomic(dir / "bad.json", "{\"schema\": \"ratchet.baseline/1\",").ok());
+  run = RunRatchet({"run", "--baseline", dir / "bad.json"});
+  EXPECT_EQ(run.exit_code, 2);
+  EXPECT_TRUE(Contains(run.err, dir / "bad.json")) << run.err;
+
+  Json doc = {{"schema", "ratchet.baseline/1"},
+              {"contract", {{"locked", Json::object()}}},
+              {"records", {{"gone", {{"submission", "submissions/gone.py"}, {"band_bp", 2000}}}}}};
+  ASSERT_TRUE(WriteFileAtomic(dir / "records.json", doc.dump()).ok());
+  run = RunRatchet({"run", "--baseline", dir / "records.json"});
+  EXPECT_EQ(run.exit_code, 2);
+  EXPECT_TRUE(Contains(run.err, "record \"gone\": its submission")) << run.err;
+  EXPECT_TRUE(Contains(run.err, "submissions/gone.py")) << run.err;
+
+  run = RunRatchet({"run", "--baseline", dir / "records.json", "--record", "nope"});
+  EXPECT_EQ(run.exit_code, 2);
+  EXPECT_TRUE(Contains(run.err, "no record \"nope\"")) << run.err;
+  EXPECT_FALSE(std::filesystem::exists(dir / "evidence")) << "no evidence for bad input";
+}
+
+TEST(RatchetRunTest, TheReviewCycle) {
+  if (!HavePython()) GTEST_SKIP() << "no python3 that imports torch";
+  Workspace space(Json{{"ncm", {{"submission", "submissions/ncm.py"}, {"band_bp", 3000}}},
+                   {"broken", SourceRecord(false)}});
+  // Never reviewed: both records are errors, the evidence is complete all the same.
+  BinaryRun run = space.Run();
+  ASSERT_EQ(run.exit_code, 1) << run.out << run.err;
+  EXPECT_TRUE(Contains(run.out, "record-unreviewed ncm")) << run.out;
+  EXPECT_TRUE(Contains(run.out, "record-unreviewed broken")) << run.out;
+  const std::string first = space.last_evidence();
+  Result<EvidenceSummary> evidence = ReadEvidence(first);
+  ASSERT_TRUE(evidence.ok());
+  EXPECT_TRUE(evidence->complete);
+  EXPECT_EQ(evidence->exit_code, 1);
+
+  const std::string before = *ReadFile(space.baseline());
+  run = RunRatchet({"promote", "--baseline", space.baseline(), "--evidence", first, "--all-changed"});
+  EXPECT_EQ(run.exit_code, 2);
+  EXPECT_TRUE(Contains(run.err, "--reason")) << run.err;
+  run = RunRatchet({"promote", "--baseline", space.baseline(), "--evidence", first, "--record", "ncm",
+                    "--reason", " "});
+  EXPECT_EQ(run.exit_code, 2);
+  EXPECT_EQ(*ReadFile(space.baseline()), before);
+
+  run = RunRatchet({"promote", "--baseline", space.baseline(), "--evidence", first, "--all-changed",
+                    "--reason", "reviewed by the test", "--reviewer", "the test"});
+  ASSERT_EQ(run.exit_code, 0) << run.out << run.err;
+  Json doc = space.Read();
+  EXPECT_EQ(doc["records"]["ncm"]["expected"]["status"], "qualified");
+  EXPECT_EQ(doc["records"]["broken"]["expected"]["broken"], Json({"source"}));
+  EXPECT_EQ(doc["records"]["ncm"]["reviewed_by"], "the test");
+  EXPECT_EQ(doc["records"]["ncm"]["reason"], "reviewed by the test");
+  const std::string copied = doc["records"]["ncm"]["evidence"]["path"];
+  EXPECT_EQ(copied, "evidence-1") << "evidence inside the baseline's folder stays where it is";
+  EXPECT_EQ(doc["records"]["ncm"]["evidence"]["manifest_sha256"], evidence->manifest_sha256);
+  EXPECT_EQ(doc["lanes"].size(), 1u);
+  EXPECT_TRUE(ParseBaseline(*ReadFile(space.baseline()), "records.json").ok());
+
+  // As reviewed now.
+  run = space.Run();
+  ASSERT_EQ(run.exit_code, 0) << run.out << run.err;
+  EXPECT_TRUE(Contains(run.out, "ok: every record")) << run.out;
+
+  // The first evidence was compared with the baseline as it was: promote refuses it now.
+  const std::string promoted = *ReadFile(space.baseline());
+  run = RunRatchet({"promote", "--baseline", space.baseline(), "--evidence", first, "--record", "ncm",
+                    "--reason", "again", "--reviewer", "the test"});
+  EXPECT_EQ(run.exit_code, 1);
+  EXPECT_TRUE(Contains(run.err, "has changed since")) << run.err;
+  // Evidence of `ratchet score` was never compared with a baseline.
+  BinaryRun score = RunRatchet({"score", space.dir() / "submissions/syntax_error.py", "--out",
+                                space.dir() / "scored"});
+  EXPECT_EQ(score.exit_code, 1) << score.err;
+  run = RunRatchet({"promote", "--baseline", space.baseline(), "--evidence", space.dir() / "scored",
+                    "--record", "ncm", "--reason", "r", "--reviewer", "t"});
+  EXPECT_EQ(run.exit_code, 1);
+  EXPECT_TRUE(Contains(run.err, "was not compared with a baseline")) << run.err;
+  EXPECT_EQ(*ReadFile(space.baseline()), promoted);
+
+  // A changed submission and an outcome that moved are errors with their codes.
+  ASSERT_TRUE(WriteFileAtomic(space.dir() / "submissions/ncm.py",
+                              *ReadFile(SourceDir() + "/baselines/submissions/ncm.py") + "\n# edited\n")
+                  .ok());
+  doc = space.Read();
+  doc["records"]["broken"]["expected"] = {{"status", "disqualified"}, {"broken", {"timeout"}}};
+  space.Write(doc);
+  run = space.Run();
+  EXPECT_EQ(run.exit_code, 1) << run.out << run.err;
+  EXPECT_TRUE(Contains(run.out, "submission-changed ncm")) << run.out;
+  EXPECT_TRUE(Contains(run.out, "outcome-changed broken")) << run.out;
+
+  // Promoting from evidence that lives elsewhere copies it beside the baseline.
+  TempDir elsewhere;
+  run = RunRatchet({"run", "--baseline", space.baseline(), "--rules", space.rules(), "--out",
+                    elsewhere / "run", "--record", "broken", "--json"});
+  ASSERT_EQ(run.exit_code, 1) << run.err;
+  Json result = Json::parse(run.out);
+  EXPECT_EQ(result["errors"][0]["code"], "outcome-changed");
+  run = RunRatchet({"promote", "--baseline", space.baseline(), "--evidence", elsewhere / "run",
+                    "--record", "broken", "--reason", "does not parse", "--reviewer", "t"});
+  ASSERT_EQ(run.exit_code, 0) << run.out << run.err;
+  doc = space.Read();
+  EXPECT_EQ(doc["records"]["broken"]["evidence"]["path"], "evidence/run");
+  Result<EvidenceSummary> copy = ReadEvidence(space.dir() / "evidence/run");
+  ASSERT_TRUE(copy.ok());
+  EXPECT_TRUE(copy->complete);
+  EXPECT_TRUE(copy->findings.empty());
+}
+
+// Every field of the locked contract, changed in the baseline, fails the run with
+// contract-changed naming that field.
+TEST(RatchetRunTest, EveryLockedFieldChangedIsContractChanged) {
+  if (!HavePython()) GTEST_SKIP() << "no python3 that imports torch";
+  Workspace space(Json{{"broken", SourceRecord(true)}});
+  BinaryRun run = space.Run();
+  ASSERT_EQ(run.exit_code, 0) << run.out << run.err;
+  const Json original = space.Read();
+  std::vector<std::string> leaves;
+  std::function<void(const Json&, const std::string&)> walk = [&](const Json& value,
+                                                                  const std::string& path) {
+    if (value.is_object() && !value.empty()) {
+      for (auto it = value.begin(); it != value.end(); ++it) walk(it.value(), path + "/" + it.key());
+    } else {
+      leaves.push_back(path);
+    }
+  };
+  walk(space.locked(), "");
+  ASSERT_GE(leaves.size(), 10u);
+  for (const std::string& pointer : leaves) {
+    Json doc = original;
+    Json& field = doc["contract"]["locked"][Json::json_pointer(pointer)];
+    field = field.is_number() ? Json(field.get<int64_t>() + 1)
+                              : Json("changed-" + (field.is_string() ? field.get<std::string>() : "null"));
+    space.Write(doc);
+    run = space.Run();
+    std::string dotted = "locked" + pointer;
+    std::replace(dotted.begin(), dotted.end(), '/', '.');
+    EXPECT_EQ(run.exit_code, 1) << pointer << "\n" << run.out << run.err;
+    EXPECT_TRUE(Contains(run.out, "contract-changed: " + dotted + ":")) << dotted << "\n" << run.out;
+  }
+}
+
+// Every constant and band of the rule set, changed in the rule set a run uses, fails the run
+// with contract-changed naming the constant.
+TEST(RatchetRunTest, EveryRuleConstantChangedIsContractChanged) {
+  if (!HavePython()) GTEST_SKIP() << "no python3 that imports torch";
+  Workspace space(Json{{"broken", SourceRecord(true)}});
+  const Json rules = FastRulesJson();
+  // (JSON pointer, the field path as messages name it: "rules.energy.reference_bands[0].prefix")
+  std::vector<std::pair<Json::json_pointer, std::string>> leaves;
+  std::function<void(const Json&, const std::string&, const std::string&)> walk =
+      [&](const Json& value, const std::string& pointer, const std::string& dotted) {
+        if (value.is_array()) {
+          for (size_t i = 0; i < value.size(); ++i) {
+            walk(value[i], pointer + "/" + std::to_string(i), JoinPath(dotted, i));
+          }
+        } else if (value.is_object()) {
+          for (auto it = value.begin(); it != value.end(); ++it) {
+            walk(it.value(), pointer + "/" + it.key(), JoinPath(dotted, it.key()));
+          }
+        } else if (pointer != "/datasets/mnist" && pointer.rfind("/datasets/foreign/", 0) != 0) {
+          // The dataset names are not constants: only the datasets ratchet knows are valid.
+          leaves.push_back({Json::json_pointer(pointer), dotted});
+        }
+      };
+  walk(rules, "", "rules");
+  ASSERT_GE(leaves.size(), 60u);
+  int named = 0, runs = 0;
+  for (const auto& [pointer, dotted] : leaves) {
+    bool seen = false;
+    std::string tried;
+    // A change the rule set refuses (exit 2) is followed by another: +1, -1, x2, x4.
+    for (int attempt = 0; attempt < 4 && !seen; ++attempt) {
+      Json changed = rules;
+      Json& field = changed[pointer];
+      if (field.is_number_integer()) {
+        const int64_t value = field.get<int64_t>();
+        const int64_t options[] = {value + 1, value - 1, 2 * value, 4 * value};
+        field = options[attempt];
+      } else if (field.is_number()) {
+        if (attempt > 1) break;
+        field = field.get<double>() * (attempt == 0 ? 1.25 : 0.8);
+      } else if (field.is_boolean()) {
+        if (attempt > 0) break;
+        field = !field.get<bool>();
+      } else {
+        if (attempt > 1) break;
+        field = field.get<std::string>() + (attempt == 0 ? "-changed" : "x");
+      }
+      const std::string file = space.dir() / "changed-rules.json";
+      ASSERT_TRUE(WriteFileAtomic(file, changed.dump(2)).ok());
+      BinaryRun run = RunRatchet({"run", "--baseline", space.baseline(), "--rules", file, "--out",
+                                  space.dir() / ("changed-" + std::to_string(++runs))});
+      seen = run.exit_code == 1 && Contains(run.out, "contract-changed: " + dotted + ":");
+      tried += run.out.substr(0, 2000) + run.err + "\n";
+    }
+    EXPECT_TRUE(seen) << dotted << "\n" << tried;
+    named += seen;
+  }
+  EXPECT_EQ(named, static_cast<int>(leaves.size()));
+}
+
+// SIGTERM finishes the evidence as interrupted (exit 130); SIGKILL leaves only the hidden partial
+// folder, which never reads as complete.
+TEST(RatchetRunTest, InterruptedAndKilledRuns) {
+  if (!HavePython()) GTEST_SKIP() << "no python3 that imports torch";
+  Workspace space(Json{{"ncm", {{"submission", "submissions/ncm.py"}, {"band_bp", 3000}}}});
+  for (int sig : {SIGTERM, SIGKILL}) {
+    const std::string out = space.dir() / ("stopped-" + std::to_string(sig));
+    std::string binary = RatchetBinary();
+    std::vector<std::string> args = {binary, "run", "--baseline", space.baseline(), "--rules",
+                                     space.rules(), "--out", out};
+    std::vector<char*> argv;
+    for (std::string& arg : args) argv.push_back(arg.data());
+    argv.push_back(nullptr);
+    posix_spawn_file_actions_t actions;
+    posix_spawn_file_actions_init(&actions);
+    posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0);
+    posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0);
+    pid_t pid = 0;
+    ASSERT_EQ(posix_spawn(&pid, argv[0], &actions, nullptr, argv.data(), environ), 0);
+    posix_spawn_file_actions_destroy(&actions);
+    // Wait for the first call's worker: the partial folder has its seed commitment by then.
+    std::vector<std::string> partial;
+    for (int i = 0; i < 600 && partial.empty(); ++i) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+      for (const std::string& folder : FindPartialEvidence(out)) {
+        if (std::filesystem::exists(folder + "/seed.commit")) partial.push_back(folder);
+      }
+    }
+    ASSERT_FALSE(partial.empty());
+    std::this_thread::sleep_for(std::chrono::milliseconds(1500));
+    kill(pid, sig);
+    int status = 0;
+    ASSERT_EQ(waitpid(pid, &status, 0), pid);
+    if (sig == SIGTERM) {
+      ASSERT_TRUE(WIFEXITED(status));
+      EXPECT_EQ(WEXITSTATUS(status), 130);
+      Result<EvidenceSummary> evidence = ReadEvidence(out);
+      ASSERT_TRUE(evidence.ok()) << evidence.status().message();
+      EXPECT_EQ(evidence->status, "interrupted");
+      EXPECT_FALSE(evidence->complete);
+    } else {
+      EXPECT_TRUE(WIFSIGNALED(status));
+      EXPECT_FALSE(std::filesystem::exists(out)) << "a killed run has no final folder";
+      Result<EvidenceSummary> evidence = ReadEvidence(partial.front());
+      ASSERT_TRUE(evidence.ok()) << evidence.status().message();
+      EXPECT_TRUE(evidence->partial);
+      EXPECT_FALSE(evidence->complete);
+    }
+  }
+}
+
+}  // namespace
+}  // namespace ratchet
