@@ -25,6 +25,8 @@ ExitCode ExitCodeFor(const Status& status) {
 
 const std::vector<Command>& Commands() {
   static const std::vector<Command> kCommands = {
+      {"audit", "decide whether a published claim stands, from its evidence", kAuditUsage,
+       RunAudit},
       {"compare", "two evidence directories: contract and records", kCompareUsage, RunCompare},
       {"contract", "print the run contract of this machine", kContractUsage, RunContract},
       {"datasets", "list the datasets found, where, and their hashes", kDatasetsUsage, RunDatasets},

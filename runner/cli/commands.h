@@ -24,6 +24,7 @@ struct Command {
 
 const std::vector<Command>& Commands();
 
+int RunAudit(CommandContext& context);
 int RunCompare(CommandContext& context);
 int RunContract(CommandContext& context);
 int RunDatasets(CommandContext& context);
@@ -32,6 +33,7 @@ int RunPromote(CommandContext& context);
 int RunRun(CommandContext& context);
 int RunScore(CommandContext& context);
 
+extern const char kAuditUsage[];
 extern const char kCompareUsage[];
 extern const char kContractUsage[];
 extern const char kDatasetsUsage[];

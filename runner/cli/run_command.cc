@@ -141,13 +141,7 @@ int Run(CommandContext& context) {
   const bool json = args->Has("json");
   // With --json the progress goes to stderr, so that stdout holds the JSON alone.
   CommandContext progress{context.argv, json ? context.err : context.out, context.err};
-  SessionOptions options;
-  options.command = "run";
-  options.data_dir = args->Get("data");
-  options.python = args->Get("python");
-  options.rules_path = args->Get("rules");
-  options.out = args->Get("out");
-  options.out_prefix = "run";
+  SessionOptions options = SessionOptionsFromArgs(*args, "run");
   options.needs_python = needs_python;
   Result<std::unique_ptr<ScoringSession>> begun = ScoringSession::Begin(options, progress);
   if (!begun.ok()) return fail(begun.status());

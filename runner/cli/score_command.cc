@@ -74,13 +74,7 @@ int Run(CommandContext& context) {
   record.band_bp = band_bp;
   record.id = RecordIdOf(SpecFile(record.spec));
 
-  SessionOptions options;
-  options.command = "score";
-  options.data_dir = args->Get("data");
-  options.python = args->Get("python");
-  options.rules_path = args->Get("rules");
-  options.out = args->Get("out");
-  options.out_prefix = "score";
+  SessionOptions options = SessionOptionsFromArgs(*args, "score");
   options.needs_python = !IsNativeSpec(record.spec);
   Result<std::unique_ptr<ScoringSession>> session = ScoringSession::Begin(options, context);
   if (!session.ok()) return fail(session.status());

@@ -18,7 +18,9 @@
 #include "core/sha256.h"
 #include "data/pool.h"
 #include "evidence/layout.h"
+#include "rules/judge.h"
 #include "rules/pyformat.h"
+#include "scorer/plan.h"
 #include "sandbox/spawn.h"
 
 namespace ratchet {
@@ -35,14 +37,6 @@ std::string UtcStamp() {
   char text[32];
   std::strftime(text, sizeof text, "%Y%m%dT%H%M%SZ", &utc);
   return text;
-}
-
-// The seed of run k of a record: HMAC-SHA256(run seed, "record/<id>/run/<k>").
-RunSeed SeedOfRun(const RunSeed& seed, const std::string& record_id, int run) {
-  std::string key = HmacSha256(seed.view(), "record/" + record_id + "/run/" + std::to_string(run));
-  RunSeed out;
-  std::copy(key.begin(), key.end(), out.bytes.begin());
-  return out;
 }
 
 Json CallsJson(const RunOutcome& outcome) {
@@ -119,6 +113,17 @@ std::vector<std::string> OutermostFolders(std::vector<std::string> folders) {
 
 }  // namespace
 
+SessionOptions SessionOptionsFromArgs(const Args& args, const char* command) {
+  SessionOptions options;
+  options.command = command;
+  options.data_dir = args.Get("data");
+  options.python = args.Get("python");
+  options.rules_path = args.Get("rules");
+  options.out = args.Get("out");
+  options.out_prefix = command;
+  return options;
+}
+
 Result<int64_t> ParseCount(const std::string& flag, const std::string& text, int64_t low,
                            int64_t high) {
   char* end = nullptr;
@@ -157,15 +162,9 @@ std::string SpecFile(const std::string& spec) {
   return spec;
 }
 
-double MedianOf(std::vector<double> values) {
-  std::sort(values.begin(), values.end());
-  size_t middle = values.size() / 2;
-  return values.size() % 2 ? values[middle] : 0.5 * (values[middle - 1] + values[middle]);
-}
-
 std::optional<double> RecordResult::ranked_ms() const {
   if (!qualified || ranked.empty()) return std::nullopt;
-  return MedianOf(ranked);
+  return Median(ranked);
 }
 
 std::vector<std::string> RecordResult::broken() const {
@@ -363,7 +362,7 @@ Result<RecordResult> ScoringSession::Score(const RecordSpec& record, int runs, i
     RunInputs inputs;
     inputs.submission = prepared->submission;
     inputs.band_bp = record.band_bp;
-    inputs.seed = SeedOfRun(seed_, record.id, run);
+    inputs.seed = SeedOfRecordRun(seed_, record.id, run);
     inputs.datasets = datasets_;
     inputs.covered = covered_;
     inputs.python = python_;

@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "cli/args.h"
 #include "cli/commands.h"
 #include "contract/gather.h"
 #include "core/canonical_json.h"
@@ -113,6 +114,10 @@ class ScoringSession {
   bool finished_ = false;
 };
 
+// The options `--data`, `--python`, `--rules` and `--out` of a scoring command, for `command`
+// (also the prefix of its default evidence folder).
+SessionOptions SessionOptionsFromArgs(const Args& args, const char* command);
+
 // Helpers of the commands.
 Result<int64_t> ParseCount(const std::string& flag, const std::string& text, int64_t low, int64_t high);
 // A record id from a file name: its stem, every character outside [A-Za-z0-9._-] made '_'.
@@ -120,7 +125,6 @@ std::string RecordIdOf(const std::string& path);
 bool IsNativeSpec(const std::string& spec);
 // The file of FILE[:function] (FILE.py:name, FILE.cpp:method).
 std::string SpecFile(const std::string& spec);
-double MedianOf(std::vector<double> values);
 
 }  // namespace ratchet
 

@@ -26,11 +26,16 @@ double Mean(const Group& group, Value value) {
   return sum / static_cast<double>(group.size());
 }
 
+}  // namespace
+
 double Median(std::vector<double> values) {
+  if (values.empty()) return 0;
   std::sort(values.begin(), values.end());
   const size_t middle = values.size() / 2;
   return values.size() % 2 ? values[middle] : 0.5 * (values[middle - 1] + values[middle]);
 }
+
+namespace {
 
 // All but the calls with the most unexplained time (a fifth, at least one), in the order of
 // their unexplained time: the order matters, the means are summed in it.

@@ -48,6 +48,10 @@ struct Judgement {
 // ceil(total * (10000 - error_bp) / 10000), in exact integer arithmetic.
 int64_t RequiredCorrect(int64_t total, int64_t error_bp);
 
+// The median as the protocol takes it: the middle value, or for an even count 0.5 * (a + b) of
+// the two middle ones; 0 for none.
+double Median(std::vector<double> values);
+
 // Judges one run at a band in basis points. Calls without an MNIST call, and calls with a value
 // no worker can report (not finite, a total below 1, correct outside 0..total), are BadInput.
 Result<Judgement> Judge(const std::vector<Call>& calls, int64_t band_bp, const RuleSet& rules);

@@ -1,6 +1,18 @@
 #include "scorer/plan.h"
 
+#include <algorithm>
+
+#include "core/sha256.h"
+
 namespace ratchet {
+
+RunSeed SeedOfRecordRun(const RunSeed& seed, const std::string& record_id, int run) {
+  const std::string key =
+      HmacSha256(seed.view(), "record/" + record_id + "/run/" + std::to_string(run));
+  RunSeed out;
+  std::copy(key.begin(), key.end(), out.bytes.begin());
+  return out;
+}
 
 Result<RunPlan> MakeRunPlan(const RunSeed& seed, const RuleSet& rules,
                             const std::vector<std::string>& foreign_present) {

@@ -35,6 +35,10 @@ struct RunPlan {
 // `foreign_present`: the rule set's foreign datasets that are present here, in rule-set order.
 // The stream "plan/foreign" orders them (a uniform permutation), the first is the hold-out; the
 // stream "plan/sequence" permutes the mnist_calls + holdout_calls timed calls.
+// The seed of run k of a record in an evidence directory: HMAC-SHA256(key = the revealed run
+// seed, message "record/<id>/run/<k>"). Each run's plan and draws come from it.
+RunSeed SeedOfRecordRun(const RunSeed& seed, const std::string& record_id, int run);
+
 Result<RunPlan> MakeRunPlan(const RunSeed& seed, const RuleSet& rules,
                             const std::vector<std::string>& foreign_present);
 

@@ -21,12 +21,6 @@ double Seconds(std::chrono::steady_clock::time_point since) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - since).count();
 }
 
-double MedianOf(std::vector<double> values) {
-  std::sort(values.begin(), values.end());
-  size_t middle = values.size() / 2;
-  return values.size() % 2 ? values[middle] : 0.5 * (values[middle - 1] + values[middle]);
-}
-
 std::string DrawPhrase(const std::string& dataset, const char* which = "a") {
   return std::string(which) + " " + dataset + " draw";
 }
@@ -216,7 +210,7 @@ Result<RunOutcome> ScoreOnce(const RunInputs& inputs, const ProgressSink& say) {
       }
       if (i >= rules.timing.calibration_discard) samples.push_back(result.parent_ms - result.ms);
     }
-    record.overhead_ms = MedianOf(samples);
+    record.overhead_ms = Median(samples);
 
     const std::string entry = inputs.submission.native ? folder + "/" + BaseName(inputs.submission.library)
                                                        : folder + "/" + BaseName(inputs.submission.path);

@@ -18,6 +18,7 @@
 #include "core/file.h"
 #include "core/sha256.h"
 #include "evidence/reader.h"
+#include "support/checkout.h"
 #include "support/fast_rules.h"
 #include "support/run_binary.h"
 #include "support/temp_dir.h"
@@ -26,16 +27,6 @@ extern char** environ;
 
 namespace ratchet {
 namespace {
-
-std::string SourceDir() {
-  const char* dir = std::getenv("RATCHET_SOURCE_DIR");
-  return dir ? dir : ".";
-}
-
-bool HavePython() {
-  static const bool have = FindPython(std::nullopt).ok();
-  return have;
-}
 
 bool Contains(const std::string& text, const std::string& needle) {
   return text.find(needle) != std::string::npos;

@@ -10,13 +10,10 @@
 #include "contract/contract.h"
 #include "core/canonical_json.h"
 #include "core/status.h"
+#include "support/contract_fixtures.h"
 
 namespace ratchet {
 
-LockedInputs TestLocked();
-// An H200 lane, and a CPU lane of the same build.
-MachineFacts CudaMachine();
-MachineFacts CpuMachine();
 Json TestContract(const LockedInputs& locked, const MachineFacts& machine);
 
 // One record as a run scored it.

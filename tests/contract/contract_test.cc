@@ -8,46 +8,10 @@
 
 #include "core/file.h"
 #include "source_dir.h"
+#include "support/contract_fixtures.h"
 
 namespace ratchet {
 namespace {
-
-LockedInputs FixedLocked() {
-  LockedInputs locked;
-  locked.harness_version = "0.1.0";
-  locked.harness_source_sha256 = std::string(64, 'a');
-  locked.rules_id = "mnist-a100/1.2.0";
-  locked.rules_sha256 = std::string(64, 'b');
-  locked.datasets = {{"mnist", true, std::string(64, '1'), std::string(64, '2')},
-                     {"fashion", true, std::string(64, '3'), std::string(64, '4')},
-                     {"kmnist", false, "", ""}};
-  locked.workers = {{"worker.py", std::string(64, '5')}, {"check_source.py", std::string(64, '6')}};
-  locked.sandbox_policy_sha256 = std::string(64, '7');
-  locked.sandbox_uid = 65534;
-  return locked;
-}
-
-MachineFacts FixedCudaMachine() {
-  MachineFacts machine;
-  machine.binary_sha256 = std::string(64, 'c');
-  machine.worker_binary_sha256 = std::string(64, '8');
-  machine.cxx = "g++ 12.2.0";
-  machine.libtorch = "2.5.1";
-  machine.python = PythonFacts{"/usr/bin/python3", "3.11.2", "2.5.1+cu124"};
-  machine.glibc = "2.36";
-  machine.libraries = {{"libc.so.6", std::string(64, 'd')},
-                       {"libcrypto.so.3", std::string(64, 'e')}};
-  machine.device.kind = "cuda";
-  machine.device.name = "NVIDIA H200";
-  machine.device.driver = "550.90.07";
-  machine.device.cuda_driver = "12.4";
-  machine.device.vbios = "96.00.99.00.01";
-  machine.device.power_limit_mw = 700000;
-  machine.device.uuid = "GPU-00000000-1111-2222-3333-444444444444";
-  machine.processor = "AMD EPYC 9654 96-Core Processor";
-  machine.sandbox_full = true;
-  return machine;
-}
 
 Json Build(const LockedInputs& locked, const MachineFacts& machine) {
   Result<Json> contract = BuildContract(locked, machine);
@@ -56,18 +20,18 @@ Json Build(const LockedInputs& locked, const MachineFacts& machine) {
 }
 
 std::string LaneIdOf(const MachineFacts& machine) {
-  return Build(FixedLocked(), machine)["lane"]["id"].get<std::string>();
+  return Build(TestLocked(), machine)["lane"]["id"].get<std::string>();
 }
 
 TEST(ContractBuilder, MatchesThePinnedFile) {
   const std::string path = TestSourceDir() + "/tests/contract/testdata/contract.json";
   Result<std::string> pinned = ReadFile(path);
   ASSERT_TRUE(pinned.ok()) << pinned.status().ToString();
-  EXPECT_EQ(Build(FixedLocked(), FixedCudaMachine()).dump(2) + "\n", *pinned);
+  EXPECT_EQ(Build(TestLocked(), CudaMachine()).dump(2) + "\n", *pinned);
 }
 
 TEST(ContractBuilder, LaneIdIsTheCanonicalHashOfTheLaneWithoutItsId) {
-  Json contract = Build(FixedLocked(), FixedCudaMachine());
+  Json contract = Build(TestLocked(), CudaMachine());
   Json lane = contract["lane"];
   const std::string id = lane["id"];
   ASSERT_EQ(id.size(), kLaneIdLength);
@@ -81,7 +45,7 @@ TEST(ContractBuilder, LaneIdIsTheCanonicalHashOfTheLaneWithoutItsId) {
 }
 
 TEST(ContractBuilder, LaneIdIsStableForTheSameFacts) {
-  EXPECT_EQ(LaneIdOf(FixedCudaMachine()), LaneIdOf(FixedCudaMachine()));
+  EXPECT_EQ(LaneIdOf(CudaMachine()), LaneIdOf(CudaMachine()));
 }
 
 TEST(ContractBuilder, LaneIdChangesWhenAnyLaneFieldChanges) {
@@ -107,32 +71,32 @@ TEST(ContractBuilder, LaneIdChangesWhenAnyLaneFieldChanges) {
       {"python torch", [](MachineFacts& m) { m.python->torch = "2.5.1+cu121"; }},
       {"python absent", [](MachineFacts& m) { m.python.reset(); }},
   };
-  std::set<std::string> ids = {LaneIdOf(FixedCudaMachine())};
+  std::set<std::string> ids = {LaneIdOf(CudaMachine())};
   for (const auto& [what, change] : changes) {
-    MachineFacts machine = FixedCudaMachine();
+    MachineFacts machine = CudaMachine();
     change(machine);
     EXPECT_TRUE(ids.insert(LaneIdOf(machine)).second) << "changing the " << what;
   }
 }
 
 TEST(ContractBuilder, ProcessorAndBoardIdentityStayOutOfTheLane) {
-  MachineFacts other = FixedCudaMachine();
+  MachineFacts other = CudaMachine();
   other.processor = "Intel(R) Xeon(R) Platinum 8480+";
   other.device.uuid = "GPU-99999999-1111-2222-3333-444444444444";
-  Json a = Build(FixedLocked(), FixedCudaMachine());
-  Json b = Build(FixedLocked(), other);
+  Json a = Build(TestLocked(), CudaMachine());
+  Json b = Build(TestLocked(), other);
   EXPECT_EQ(a["lane"], b["lane"]);
   EXPECT_EQ(b["observed"]["processor"], "Intel(R) Xeon(R) Platinum 8480+");
   EXPECT_EQ(b["observed"]["device_uuid"], "GPU-99999999-1111-2222-3333-444444444444");
 }
 
 TEST(ContractBuilder, PythonPathAndSandboxModeAreObservedNotLane) {
-  MachineFacts other = FixedCudaMachine();
+  MachineFacts other = CudaMachine();
   other.python->path = "/opt/venv/bin/python3";
   other.sandbox_full = false;
   other.sandbox_partial_reason = "ratchet runs as uid 1000, not root";
-  Json a = Build(FixedLocked(), FixedCudaMachine());
-  Json b = Build(FixedLocked(), other);
+  Json a = Build(TestLocked(), CudaMachine());
+  Json b = Build(TestLocked(), other);
   EXPECT_EQ(a["lane"], b["lane"]);
   EXPECT_EQ(a["observed"]["python_path"], "/usr/bin/python3");
   EXPECT_EQ(a["observed"]["sandbox"], "full");
@@ -143,9 +107,9 @@ TEST(ContractBuilder, PythonPathAndSandboxModeAreObservedNotLane) {
 }
 
 TEST(ContractBuilder, WhatThisMachineLacksIsNull) {
-  LockedInputs locked = FixedLocked();
+  LockedInputs locked = TestLocked();
   locked.workers["check_source.py"].reset();
-  MachineFacts machine = FixedCudaMachine();
+  MachineFacts machine = CudaMachine();
   machine.worker_binary_sha256.reset();
   machine.libtorch.reset();
   machine.python.reset();
@@ -163,87 +127,87 @@ TEST(ContractBuilder, WhatThisMachineLacksIsNull) {
 }
 
 TEST(ContractBuilder, LockedInputsStayOutOfTheLane) {
-  LockedInputs locked = FixedLocked();
+  LockedInputs locked = TestLocked();
   locked.rules_sha256 = std::string(64, '9');
   locked.datasets[2] = {"kmnist", true, std::string(64, '5'), std::string(64, '6')};
   locked.workers["worker.py"] = std::string(64, '0');
   locked.sandbox_policy_sha256 = std::string(64, '0');
-  EXPECT_EQ(Build(locked, FixedCudaMachine())["lane"]["id"],
-            Build(FixedLocked(), FixedCudaMachine())["lane"]["id"]);
+  EXPECT_EQ(Build(locked, CudaMachine())["lane"]["id"],
+            Build(TestLocked(), CudaMachine())["lane"]["id"]);
 }
 
 TEST(ContractBuilder, CpuDeviceIsOnlyItsKind) {
-  MachineFacts machine = FixedCudaMachine();
+  MachineFacts machine = CudaMachine();
   machine.device = DeviceFacts();
   machine.device.note = "no NVIDIA driver: libnvidia-ml.so.1: cannot open shared object file";
-  Json contract = Build(FixedLocked(), machine);
+  Json contract = Build(TestLocked(), machine);
   EXPECT_EQ(contract["lane"]["device"], Json({{"kind", "cpu"}}));
   EXPECT_FALSE(contract["observed"].contains("device_uuid"));
   EXPECT_EQ(contract["observed"]["device_note"], machine.device.note);
 }
 
 TEST(ContractBuilder, FractionalPowerLimitKeepsItsMilliwatts) {
-  MachineFacts machine = FixedCudaMachine();
+  MachineFacts machine = CudaMachine();
   machine.device.power_limit_mw = 312500;
-  EXPECT_EQ(Build(FixedLocked(), machine)["lane"]["device"]["power_limit_w"].get<double>(), 312.5);
+  EXPECT_EQ(Build(TestLocked(), machine)["lane"]["device"]["power_limit_w"].get<double>(), 312.5);
 }
 
 TEST(ContractBuilder, RefusesAStringThatIsNotUtf8) {
-  MachineFacts machine = FixedCudaMachine();
+  MachineFacts machine = CudaMachine();
   machine.device.name = std::string("NVIDIA \xff");
-  Result<Json> contract = BuildContract(FixedLocked(), machine);
+  Result<Json> contract = BuildContract(TestLocked(), machine);
   ASSERT_FALSE(contract.ok());
   EXPECT_NE(contract.status().message().find("device.name"), std::string::npos)
       << contract.status().message();
 }
 
 TEST(ContractBuilder, RefusesADatasetGivenTwice) {
-  LockedInputs locked = FixedLocked();
+  LockedInputs locked = TestLocked();
   locked.datasets.push_back({"mnist", false, "", ""});
-  Result<Json> contract = BuildContract(locked, FixedCudaMachine());
+  Result<Json> contract = BuildContract(locked, CudaMachine());
   ASSERT_FALSE(contract.ok());
   EXPECT_NE(contract.status().message().find("mnist"), std::string::npos);
 }
 
 TEST(ContractDiff, EqualContractsHaveNoDifference) {
-  Json a = Build(FixedLocked(), FixedCudaMachine());
+  Json a = Build(TestLocked(), CudaMachine());
   EXPECT_TRUE(DiffLocked(a, a).empty());
 }
 
 TEST(ContractDiff, NamesEveryChangedLeafAndNothingElse) {
-  LockedInputs changed = FixedLocked();
+  LockedInputs changed = TestLocked();
   changed.rules_sha256 = std::string(64, '9');
   changed.harness_version = "0.2.0";
   changed.datasets[0].labels_sha256 = std::string(64, '7');
-  Json a = Build(FixedLocked(), FixedCudaMachine());
-  Json b = Build(changed, FixedCudaMachine());
+  Json a = Build(TestLocked(), CudaMachine());
+  Json b = Build(changed, CudaMachine());
   EXPECT_EQ(DiffLocked(a, b),
             (std::vector<std::string>{"locked.datasets.mnist.labels_sha256",
                                       "locked.harness.version", "locked.rules.sha256"}));
 }
 
 TEST(ContractDiff, NamesTheWorkerFilesAndTheSandboxPolicy) {
-  LockedInputs changed = FixedLocked();
+  LockedInputs changed = TestLocked();
   changed.workers["worker.py"] = std::string(64, '0');
   changed.workers["check_source.py"].reset();  // absent on the other machine
   changed.sandbox_policy_sha256 = std::string(64, '0');
   changed.sandbox_uid = 1000;
   EXPECT_EQ(
-      DiffLocked(Build(FixedLocked(), FixedCudaMachine()), Build(changed, FixedCudaMachine())),
+      DiffLocked(Build(TestLocked(), CudaMachine()), Build(changed, CudaMachine())),
       (std::vector<std::string>{"locked.sandbox.policy_sha256", "locked.sandbox.uid",
                                 "locked.workers.check_source.py", "locked.workers.worker.py"}));
 }
 
 TEST(ContractDiff, DatasetThatAppearedIsNamedOnce) {
-  LockedInputs changed = FixedLocked();
+  LockedInputs changed = TestLocked();
   changed.datasets[2] = {"kmnist", true, std::string(64, '5'), std::string(64, '6')};
   EXPECT_EQ(
-      DiffLocked(Build(FixedLocked(), FixedCudaMachine()), Build(changed, FixedCudaMachine())),
+      DiffLocked(Build(TestLocked(), CudaMachine()), Build(changed, CudaMachine())),
       std::vector<std::string>{"locked.datasets.kmnist"});
 }
 
 TEST(ContractDiff, NamesAddedAndRemovedKeys) {
-  Json a = Build(FixedLocked(), FixedCudaMachine());
+  Json a = Build(TestLocked(), CudaMachine());
   Json b = a;
   b["locked"]["workers"].erase("worker.py");
   b["locked"]["harness"].erase("name");
@@ -253,14 +217,14 @@ TEST(ContractDiff, NamesAddedAndRemovedKeys) {
 }
 
 TEST(ContractDiff, IgnoresTheLaneAndWhatWasObserved) {
-  MachineFacts other = FixedCudaMachine();
+  MachineFacts other = CudaMachine();
   other.device = DeviceFacts();
   other.processor = "another";
   other.worker_binary_sha256.reset();
   other.python.reset();
   other.sandbox_full = false;
   EXPECT_TRUE(
-      DiffLocked(Build(FixedLocked(), FixedCudaMachine()), Build(FixedLocked(), other)).empty());
+      DiffLocked(Build(TestLocked(), CudaMachine()), Build(TestLocked(), other)).empty());
 }
 
 TEST(ContractDiff, ComparesArraysByPosition) {
@@ -270,7 +234,7 @@ TEST(ContractDiff, ComparesArraysByPosition) {
 }
 
 TEST(ContractDiff, ContractWithoutLockedDiffersAtTheTop) {
-  Json a = Build(FixedLocked(), FixedCudaMachine());
+  Json a = Build(TestLocked(), CudaMachine());
   EXPECT_EQ(DiffLocked(a, Json::object()), std::vector<std::string>{"locked"});
   EXPECT_TRUE(DiffLocked(Json::object(), Json::object()).empty());
 }

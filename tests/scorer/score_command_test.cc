@@ -23,22 +23,13 @@
 #include "evidence/reader.h"
 #include "rules/rule_set.h"
 #include "sandbox/reap.h"
+#include "support/checkout.h"
 #include "support/fast_rules.h"
 #include "support/run_binary.h"
 #include "support/temp_dir.h"
 
 namespace ratchet {
 namespace {
-
-std::string SourceDir() {
-  const char* dir = std::getenv("RATCHET_SOURCE_DIR");
-  return dir ? dir : ".";
-}
-
-bool HavePython() {
-  static const bool have = FindPython(std::nullopt).ok();
-  return have;
-}
 
 Json Report(const std::string& evidence) {
   Result<std::string> text = ReadFile(evidence + "/report.json");

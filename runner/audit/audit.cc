@@ -1,0 +1,98 @@
+#include "audit/audit.h"
+
+#include <sys/stat.h>
+
+#include <cerrno>
+
+#include "audit/evidence.h"
+#include "audit/reference_record.h"
+#include "core/canonical_json.h"
+#include "core/file.h"
+#include "rules/rule_set.h"
+
+namespace ratchet {
+namespace {
+
+// The reference scorer's records are a few tens of kilobytes; a wrapper adds its output.
+constexpr size_t kMaxRecordBytes = 64u << 20;
+// The submission files of the rule set are at most 20,480 bytes; a file far above is not one.
+constexpr size_t kMaxSubmissionBytes = 16u << 20;
+
+// The file a record scored: --submission, else its name beside the record or in the two
+// folders above (a record under <submission>/evidence/<run>/ sits below its submission).
+Result<std::optional<SubmissionFile>> FindSubmission(const std::string& record_path,
+                                                     const std::optional<std::string>& name,
+                                                     const std::optional<std::string>& given) {
+  std::string path;
+  if (given) {
+    RATCHET_RETURN_IF_ERROR(CheckInputFile(*given, "--submission"));
+    path = *given;
+  } else {
+    if (!name || name->empty() || name->find('/') != std::string::npos || *name == "." ||
+        *name == "..") {
+      return std::optional<SubmissionFile>();
+    }
+    std::string folder = DirName(record_path);
+    for (int up = 0; up <= 2 && path.empty(); ++up) {
+      struct stat info;
+      const std::string candidate = folder + "/" + *name;
+      if (lstat(candidate.c_str(), &info) == 0 && S_ISREG(info.st_mode)) path = candidate;
+      folder = folder + "/..";
+    }
+    if (path.empty()) return std::optional<SubmissionFile>();
+  }
+  Result<std::string> bytes = ReadFile(path, kMaxSubmissionBytes + 1);
+  if (!bytes.ok()) return bytes.status();
+  if (bytes->size() > kMaxSubmissionBytes) {
+    return Status::BadInput(path + " is larger than " + std::to_string(kMaxSubmissionBytes) +
+                            " bytes: not a submission file");
+  }
+  return std::optional<SubmissionFile>(SubmissionFile{path, std::move(bytes).value()});
+}
+
+}  // namespace
+
+Result<AuditResult> Audit(const std::string& path, const AuditOptions& options) {
+  AuditResult result;
+  result.path = path;
+  struct stat info;
+  if (stat(path.c_str(), &info) != 0 || S_ISDIR(info.st_mode)) {
+    // A folder, or nothing at all: the evidence reader says which, and names a partial folder
+    // that a stopped run left under the name.
+    EvidenceAuditOptions evidence{options.rules_path, options.data_dir};
+    if (options.submission) {
+      return Status::Usage("--submission names the file of a reference record; " + path +
+                           " is not a record file");
+    }
+    RATCHET_RETURN_IF_ERROR(AuditEvidence(path, evidence, &result));
+    return result;
+  }
+  RATCHET_RETURN_IF_ERROR(CheckInputFile(path, "the record"));
+  Result<std::string> text = ReadFile(path, kMaxRecordBytes + 1);
+  if (!text.ok()) return text.status();
+  if (text->size() > kMaxRecordBytes) {
+    return Status::BadInput(path + " is larger than " + std::to_string(kMaxRecordBytes) +
+                            " bytes: not an evidence record ratchet reads");
+  }
+  Result<Json> document = ParseJson(*text, path);
+  if (!document.ok()) {
+    return Status::BadInput(path + " is neither an evidence directory nor a JSON record: " +
+                            document.status().message());
+  }
+  if (ShapeOf(*document) == RecordShape::kNone) {
+    return Status::BadInput(path +
+                            " is JSON, but not a format ratchet audits: neither a reference "
+                            "scorer record (version, file, function, calls, ...) nor one "
+                            "wrapped as {returncode, stdout, stderr, record}");
+  }
+  Result<RuleSet> rules = LoadRuleSet(options.rules_path);
+  if (!rules.ok()) return rules.status();
+  Result<std::optional<SubmissionFile>> submission =
+      FindSubmission(path, RecordFileName(*document), options.submission);
+  if (!submission.ok()) return submission.status();
+  RATCHET_RETURN_IF_ERROR(
+      AuditReferenceRecord(*document, BaseName(path), *rules, *submission, &result));
+  return result;
+}
+
+}  // namespace ratchet

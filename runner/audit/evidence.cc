@@ -1,0 +1,350 @@
+#include "audit/evidence.h"
+
+#include <algorithm>
+#include <set>
+
+#include "audit/evidence_run.h"
+#include "audit/fields.h"
+#include "audit/numbers.h"
+#include "rules/judge.h"
+#include "core/file.h"
+#include "evidence/layout.h"
+#include "evidence/reader.h"
+#include "rules/pyformat.h"
+#include "rules/rule_set.h"
+
+namespace ratchet {
+namespace {
+
+constexpr char kReportSchema[] = "ratchet.report/1";
+
+std::string Quoted(const std::string& text) { return "'" + text + "'"; }
+
+// The rule set the evidence was scored under must be the one the audit judges with.
+Status CheckRules(const Json& contract, const RuleSet& rules) {
+  const Json locked = contract.is_object() ? contract.value("locked", Json()) : Json();
+  const Json locked_rules = locked.is_object() ? locked.value("rules", Json()) : Json();
+  if (!locked_rules.is_object()) return Status::Ok();  // a finding of its own below
+  const Json sha256 = locked_rules.value("sha256", Json());
+  if (sha256 != Json(rules.sha256)) {
+    return Status::Usage("the evidence was scored under the rule set " +
+                         JsonShown(locked_rules.value("id", Json())) + " (sha256 " +
+                         JsonShown(sha256) + " in contract.json); this audit judges with " +
+                         rules.id + " (sha256 " + rules.sha256 +
+                         "): give that rule set with --rules FILE");
+  }
+  return Status::Ok();
+}
+
+std::string Plural(int n, const std::string& one, const std::string& many) {
+  return std::to_string(n) + " " + (n == 1 ? one : many);
+}
+
+// What one report entry claims, for the verdict.
+struct EntryClaim {
+  std::string text;     // "<id> (<file>:<function>) at 5.40% error: qualified, ranked ..."
+  std::string outcome;  // "qualified, ranked ..." alone
+  int runs = 0;
+};
+
+// Audits one report entry (a record, or its "rerun"): its fields, every run it lists (numbered
+// from `first_run`), and its outcome, broken rules and ranked time against those runs. nullopt
+// when the entry is too damaged to say what it claims (findings say why).
+Result<std::optional<EntryClaim>> AuditEntry(EvidenceContext& context, const std::string& id,
+                                             const Json& record, const std::string& path,
+                                             int first_run, std::set<std::string>* listed_folders,
+                                             AuditResult* result) {
+  FieldReader record_reader(kReportFile, result);
+  if (!record_reader.IsObject(record, path)) return std::optional<EntryClaim>();
+  std::optional<std::string> submission = record_reader.String(record, path, "submission");
+  std::optional<std::string> function = record_reader.String(record, path, "function");
+  std::optional<std::string> sha256 = record_reader.String(record, path, "sha256");
+  std::optional<int64_t> band_bp = record_reader.Integer(record, path, "band_bp");
+  const Json* outcome = record_reader.Object(record, path, "outcome");
+  std::optional<std::optional<double>> ranked_ms =
+      record_reader.NullableNumber(record, path, "ranked_ms");
+  const Json* runs = record_reader.Array(record, path, "runs");
+  std::optional<std::string> status;
+  const Json* broken = nullptr;
+  if (outcome != nullptr) {
+    status = record_reader.String(*outcome, JoinPath(path, "outcome"), "status");
+    broken = record_reader.Array(*outcome, JoinPath(path, "outcome"), "broken");
+  }
+  if (record_reader.failed()) return std::optional<EntryClaim>();
+  if (*band_bp < 1 || *band_bp > 9999) {
+    result->Breaks(std::string(kReportFile) + ": " + JoinPath(path, "band_bp"),
+                   std::to_string(*band_bp) + " is not a band of 1..9999 basis points");
+    return std::optional<EntryClaim>();
+  }
+  RecordFacts facts{id, *submission, *sha256, *band_bp};
+
+  bool all_known = true, all_qualified = true;
+  std::vector<double> ranked;
+  std::set<std::string> rules_broken;
+  for (size_t i = 0; i < runs->size(); ++i) {
+    const std::string run_path = JoinPath(JoinPath(path, "runs"), i);
+    const Json& entry = (*runs)[i];
+    if (!record_reader.IsObject(entry, run_path)) {
+      all_known = false;
+      continue;
+    }
+    std::optional<int64_t> number = record_reader.Integer(entry, run_path, "run");
+    if (!number) {
+      all_known = false;
+      continue;
+    }
+    const int64_t expected_number = first_run + static_cast<int64_t>(i);
+    if (*number != expected_number) {
+      result->Breaks(std::string(kReportFile) + ": " + JoinPath(run_path, "run"),
+                     std::to_string(*number) + " where run " + std::to_string(expected_number) +
+                         " belongs; runs are numbered in order");
+      all_known = false;
+      continue;
+    }
+    listed_folders->insert(RunFolder(id, static_cast<int>(*number)));
+    Result<RunOutcomeFacts> run =
+        AuditRun(context, facts, static_cast<int>(*number), entry, run_path, result);
+    if (!run.ok()) return run.status();
+    if (!run->known) {
+      all_known = false;
+      continue;
+    }
+    if (run->qualified && run->ranked_ms) {
+      ranked.push_back(*run->ranked_ms);
+    } else {
+      all_qualified = false;
+      rules_broken.insert(run->rules_broken.begin(), run->rules_broken.end());
+    }
+  }
+  if (runs->empty()) {
+    result->Breaks(std::string(kReportFile) + ": " + JoinPath(path, "runs"),
+                   "no runs: nothing backs the outcome");
+    all_known = false;
+  }
+
+  // The entry's outcome and time follow from its runs.
+  if (all_known) {
+    const std::string expected_status = all_qualified ? "qualified" : "disqualified";
+    const Json expected_broken(std::vector<std::string>(rules_broken.begin(), rules_broken.end()));
+    const double median = all_qualified ? Median(ranked) : 0.0;
+    if (*status != expected_status) {
+      result->Breaks(std::string(kReportFile) + ": " + JoinPath(path, "outcome.status"),
+                     Quoted(*status) + ", but its runs make it " + expected_status);
+    }
+    if (*broken != expected_broken) {
+      result->Breaks(std::string(kReportFile) + ": " + JoinPath(path, "outcome.broken"),
+                     JsonShown(*broken) + ", but its runs break " + JsonShown(expected_broken));
+    }
+    if (ranked_ms->has_value() != all_qualified || (all_qualified && **ranked_ms != median)) {
+      result->Breaks(std::string(kReportFile) + ": " + JoinPath(path, "ranked_ms"),
+                     (ranked_ms->has_value() ? ExactNumber(**ranked_ms) : std::string("null")) +
+                         ", but its runs give " +
+                         (all_qualified ? ExactNumber(median) + " (the median of " +
+                                              std::to_string(ranked.size()) + ")"
+                                        : std::string("null")));
+    }
+  }
+  EntryClaim claim;
+  claim.runs = static_cast<int>(runs->size());
+  claim.outcome = *status;
+  if (*status == "qualified" && ranked_ms->has_value()) {
+    claim.outcome +=
+        ", ranked " + FormatFixed(**ranked_ms, 3) + " ms" +
+        (runs->size() > 1 ? " (median of " + std::to_string(runs->size()) + " runs)" : "");
+  } else {
+    std::string rules;
+    for (const Json& rule : *broken) {
+      rules += (rules.empty() ? "" : ", ") + (rule.is_string() ? rule.get<std::string>() : "?");
+    }
+    if (!rules.empty()) claim.outcome += " (rules broken: " + rules + ")";
+  }
+  claim.text = id + " (" + *submission + ":" + *function + ") at " +
+               FormatFixed(*band_bp / 100.0, 2) + "% error: " + claim.outcome;
+  return std::optional<EntryClaim>(claim);
+}
+
+}  // namespace
+
+Status AuditEvidence(const std::string& dir, const EvidenceAuditOptions& options,
+                     AuditResult* result) {
+  Result<EvidenceSummary> summary = ReadEvidence(dir);
+  if (!summary.ok()) return summary.status();
+  Result<RuleSet> rules = LoadRuleSet(options.rules_path);
+  if (!rules.ok()) return rules.status();
+  RATCHET_RETURN_IF_ERROR(CheckRules(summary->contract, *rules));
+  Result<std::vector<FolderItem>> items = ScanFolder(dir);
+  if (!items.ok()) return items.status();
+
+  result->format = "a ratchet evidence directory (status " + summary->status + ")";
+  // The reader's findings; those that are a disagreement with the manifest name it, since
+  // either side may be the one that changed.
+  std::vector<EvidenceFinding> against_manifest;
+  if (!summary->manifest.empty()) against_manifest = CompareWithManifest(*items, summary->manifest);
+  for (const EvidenceFinding& finding : summary->findings) {
+    const bool manifest = std::any_of(
+        against_manifest.begin(), against_manifest.end(), [&](const EvidenceFinding& f) {
+          return f.file == finding.file && f.problem == finding.problem;
+        });
+    result->Breaks(finding.file, manifest && finding.file != kManifestFile
+                                     ? "does not match MANIFEST.json: " + finding.problem
+                                     : finding.problem);
+  }
+  if (summary->partial) {
+    result->Breaks(BaseName(dir),
+                   "a hidden partial folder: the run stopped before it finished, so its "
+                   "evidence is incomplete and never audits as complete");
+  } else if (summary->status != kStatusComplete) {
+    result->Breaks(kStatusFile, "the run ended " + summary->status +
+                                    (summary->exit_code >= 0
+                                         ? " (exit " + std::to_string(summary->exit_code) + ")"
+                                         : std::string()) +
+                                    (summary->message.empty() ? "" : ": " + summary->message) +
+                                    "; only a complete run makes a claim");
+  } else if (summary->findings.empty()) {
+    result->Checked("the manifest (" +
+                    Plural(static_cast<int>(summary->manifest.size()), "file", "files") +
+                    ", each with its size and sha256, none missing or extra)");
+  }
+
+  EvidenceContext context;
+  context.dir = dir;
+  context.rules = &*rules;
+  for (FolderItem& item : *items) context.items[item.path] = item;
+  context.contract = summary->contract;
+  context.data_dir = options.data_dir;
+  if (!summary->seed_reveal.empty() && !summary->seed_commit.empty() &&
+      SeedMatchesCommit(summary->seed_reveal, summary->seed_commit)) {
+    Result<RunSeed> seed = ParseRunSeed(summary->seed_reveal, kSeedRevealFile);
+    if (seed.ok()) {
+      context.seed = *seed;
+      result->Checked("seed.reveal is the seed seed.commit binds");
+    }
+  } else if (summary->seed_reveal.empty()) {
+    result->Note(kSeedRevealFile,
+                 "no revealed seed: the plan of each run and its correct labels cannot be "
+                 "re-derived");
+  }
+
+  // Official or not.
+  FieldReader contract_reader(kContractFile, result);
+  if (summary->contract.is_object()) {
+    const Json* locked = contract_reader.Object(summary->contract, "", "locked");
+    if (locked != nullptr) contract_reader.Object(*locked, "locked", "rules");
+    const Json lane = summary->contract.value("lane", Json());
+    const Json device = lane.is_object() ? lane.value("device", Json()) : Json();
+    const Json kind = device.is_object() ? device.value("kind", Json()) : Json();
+    if (kind == Json("cpu")) {
+      result->NotOfficial(std::string(kContractFile) + ": lane.device.kind",
+                          "cpu: the calls ran on a CPU, not on a GPU", "a CPU lane");
+    } else if (!kind.is_string()) {
+      result->Breaks(std::string(kContractFile) + ": lane.device.kind",
+                     "missing: the lane's device is not recorded");
+    }
+  }
+  const Json& report = summary->report;
+  if (!report.is_object()) {
+    if (!report.is_null())
+      result->Breaks(kReportFile, "expected an object, found " + JsonTypeName(report));
+    if (summary->status == kStatusComplete)
+      result->claims.push_back("no report: nothing is claimed");
+    return Status::Ok();
+  }
+  FieldReader reader(kReportFile, result);
+  std::optional<std::string> schema = reader.String(report, "", "schema");
+  if (schema && *schema != kReportSchema) {
+    result->Breaks(std::string(kReportFile) + ": schema",
+                   Quoted(*schema) + "; this ratchet reads " + kReportSchema);
+    return Status::Ok();
+  }
+  std::optional<std::string> sandbox = reader.String(report, "", "sandbox");
+  if (sandbox && *sandbox != "full") {
+    result->NotOfficial(std::string(kReportFile) + ": sandbox",
+                        Quoted(*sandbox) + ": the workers ran without the full sandbox",
+                        "the workers ran without the full sandbox (" + *sandbox + ")");
+  }
+  const Json* records = reader.Object(report, "", "records");
+  if (records == nullptr) return Status::Ok();
+
+  int record_count = 0;
+  for (const auto& [id, record] : records->items()) {
+    const std::string path = JoinPath("records", id);
+    Status plain = CheckEvidencePath(id);
+    if (!plain.ok() || id.find('/') != std::string::npos) {
+      result->Breaks(std::string(kReportFile) + ": " + path, "not a record id that names a folder");
+      continue;
+    }
+    if (!reader.IsObject(record, path)) continue;
+    std::set<std::string> listed_folders;
+    Result<std::optional<EntryClaim>> main_claim =
+        AuditEntry(context, id, record, path, 1, &listed_folders, result);
+    if (!main_claim.ok()) return main_claim.status();
+    if (!*main_claim) {
+      result->claims.push_back(id + ": a report entry too damaged to say what it claims");
+      continue;
+    }
+    ++record_count;
+    std::string claim = (*main_claim)->text;
+    // A record scored once more (a time outside its tolerance): its runs follow the first ones.
+    if (record.contains("rerun")) {
+      const std::string rerun_path = JoinPath(path, "rerun");
+      Result<std::optional<EntryClaim>> rerun =
+          AuditEntry(context, id, record["rerun"], rerun_path, 1 + (*main_claim)->runs,
+                     &listed_folders, result);
+      if (!rerun.ok()) return rerun.status();
+      if (*rerun) claim += "; scored again: " + (*rerun)->outcome;
+    }
+    const std::string record_prefix = std::string(kRecordsFolder) + "/" + id + "/";
+    std::set<std::string> reported_extra;
+    for (const auto& [item_path, item] : context.items) {
+      if (item_path.rfind(record_prefix, 0) != 0) continue;
+      const std::string rest = item_path.substr(record_prefix.size());
+      const std::string folder = record_prefix + rest.substr(0, rest.find('/'));
+      if (listed_folders.count(folder) == 0 && reported_extra.insert(folder).second) {
+        result->Breaks(folder, "a run folder report.json does not list under records." + id);
+      }
+    }
+    result->claims.push_back(claim);
+  }
+  // Record folders the report does not list.
+  std::set<std::string> unlisted;
+  const std::string records_prefix = std::string(kRecordsFolder) + "/";
+  for (const auto& [item_path, item] : context.items) {
+    if (item_path.rfind(records_prefix, 0) != 0) continue;
+    const std::string rest = item_path.substr(records_prefix.size());
+    const std::string id = rest.substr(0, rest.find('/'));
+    if (!records->contains(id) && unlisted.insert(id).second) {
+      result->Breaks(records_prefix + id, "a record folder report.json does not list");
+    }
+  }
+  if (record_count == 0 && summary->status == kStatusComplete) {
+    result->Breaks(std::string(kReportFile) + ": records", "no records: nothing is claimed");
+  }
+
+  for (const EvidenceContext::Skipped& skipped : context.skipped_recounts) {
+    result->Note(
+        skipped.first_file + (skipped.calls > 1
+                                  ? " and " + Plural(skipped.calls - 1, "more call", "more calls")
+                                  : ""),
+        "correct not re-counted: " + skipped.why);
+  }
+  if (context.submissions > 0) {
+    result->Checked("the submission's sha256 in " + Plural(context.submissions, "run", "runs"));
+  }
+  if (context.runs_judged > 0) {
+    result->Checked(Plural(context.runs_judged, "run", "runs") + " re-judged from " +
+                    Plural(context.calls_judged, "call", "calls") +
+                    " (problems, summary, ranked time)");
+  }
+  if (context.plans > 0) {
+    result->Checked(
+        "the plan of " + Plural(context.plans, "run", "runs") +
+        " (hold-out, warm-up, each call's dataset and draw) regenerated from the revealed seed");
+  }
+  if (context.labels_counted > 0) {
+    result->Checked("correct re-counted for " + Plural(context.labels_counted, "call", "calls") +
+                    " from their labels against draws regenerated from the revealed seed");
+  }
+  return Status::Ok();
+}
+
+}  // namespace ratchet

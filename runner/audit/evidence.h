@@ -1,0 +1,29 @@
+// A ratchet evidence directory audited: the manifest and status as the evidence reader sees
+// them, the seed commitment, and per record and run the submission's sha256, the calls
+// re-judged, the run's plan regenerated from the revealed seed, correct labels re-counted
+// against regenerated draws where the datasets are here, and the report's figures re-derived.
+#ifndef RATCHET_AUDIT_EVIDENCE_H_
+#define RATCHET_AUDIT_EVIDENCE_H_
+
+#include <optional>
+#include <string>
+
+#include "audit/result.h"
+#include "core/status.h"
+
+namespace ratchet {
+
+struct EvidenceAuditOptions {
+  std::optional<std::string> rules_path;  // a rule-set file instead of the embedded one
+  std::optional<std::string> data_dir;    // searched first for datasets
+};
+
+// Errors: what is not an evidence directory (BadInput, as ReadEvidence says), a rule set other
+// than the one the contract locks (Usage: it must be given), a folder that cannot be read
+// (IOError). Everything wrong with the evidence itself is a finding in `result`.
+Status AuditEvidence(const std::string& dir, const EvidenceAuditOptions& options,
+                     AuditResult* result);
+
+}  // namespace ratchet
+
+#endif  // RATCHET_AUDIT_EVIDENCE_H_

@@ -1,0 +1,53 @@
+// What an audit says about a claim: findings that break it, notes that qualify it (not an
+// official time, a check that could not be made here), what was checked, and the verdict. Every
+// finding names where it is: the file, then the record, run, call and field.
+#ifndef RATCHET_AUDIT_RESULT_H_
+#define RATCHET_AUDIT_RESULT_H_
+
+#include <string>
+#include <vector>
+
+namespace ratchet {
+
+struct AuditFinding {
+  enum class Kind {
+    kBreaks,  // the claim does not stand while this is so
+    kNote,    // said for the reader; the claim may still stand
+  };
+  Kind kind = Kind::kBreaks;
+  std::string where;  // "records/ncm/run-1/calls.json: calls[2].correct"
+  std::string message;
+};
+
+enum class AuditVerdict {
+  kStands,          // every check that could be made agrees
+  kDoesNotStand,    // at least one finding breaks the claim
+  kNothingToAudit,  // the input holds no claim that can be re-derived
+};
+
+struct AuditResult {
+  std::string path;                 // what was audited, as given
+  std::string format;               // "ratchet evidence directory", "reference scorer record", ...
+  std::vector<std::string> claims;  // what the evidence claims, one line per record
+  std::vector<AuditFinding> findings;   // in the order they were found
+  std::vector<std::string> checked;     // what was re-derived and agreed, for the reader
+  std::vector<std::string> unofficial;  // why a claim that stands is not an official one
+  std::string nothing_to_audit;         // why, when the input holds no claim
+
+  void Breaks(std::string where, std::string message);
+  void Note(std::string where, std::string message);
+  // A note, and a reason in `unofficial`.
+  void NotOfficial(std::string where, std::string message, std::string reason);
+  void Checked(std::string what) { checked.push_back(std::move(what)); }
+
+  size_t breaking() const;
+  AuditVerdict verdict() const;
+};
+
+// "verdict: the claim stands ...", "verdict: the claim does not stand: ...", or
+// "verdict: nothing to audit: ...": one line.
+std::string VerdictLine(const AuditResult& result);
+
+}  // namespace ratchet
+
+#endif  // RATCHET_AUDIT_RESULT_H_

@@ -1,0 +1,74 @@
+// `ratchet audit`: prints what a claim is, every finding and note, what was checked, and the
+// verdict; the exit code says whether the claim stands.
+#include <ostream>
+
+#include "audit/audit.h"
+#include "cli/args.h"
+#include "cli/commands.h"
+#include "cli/exit_codes.h"
+
+namespace ratchet {
+
+const char kAuditUsage[] =
+    "usage: ratchet audit PATH [--data DIR] [--rules FILE] [--submission FILE]\n"
+    "\n"
+    "Decides whether the claim of PATH stands: a ratchet evidence directory, or a JSON file with "
+    "a\n"
+    "record of the reference scorer's --json (bare, or wrapped as {returncode, stdout, stderr,\n"
+    "record}). Every hash is verified, every verdict re-judged from the raw calls, the plan and\n"
+    "correct labels re-derived from the revealed seed (where the datasets are here), and the "
+    "energy\n"
+    "column recomputed from its windows with its telemetry checked against the rule set's bands.\n"
+    "Prints a line per finding (\"finding:\" breaks the claim, \"note:\" qualifies it), what was\n"
+    "checked, and a verdict line; docs/audit.md lists every check.\n"
+    "\n"
+    "  --data DIR         search DIR first for the datasets (see `ratchet datasets --help`)\n"
+    "  --rules FILE       the rule set the claim was made under (default: the embedded\n"
+    "                     mnist-a100/1.2.0)\n"
+    "  --submission FILE  the file a reference record scored (default: the record's file name,\n"
+    "                     beside it or in the two folders above)\n"
+    "\n"
+    "exit codes: 0 the claim stands (also when it stands only as an unofficial one: the verdict\n"
+    "            says \"not official\" and why); 1 it does not stand, or there is nothing to "
+    "audit;\n"
+    "            2 bad usage or input (not evidence, not JSON, an unknown format, another rule "
+    "set);\n"
+    "            3 the harness could not do its work\n";
+
+namespace {
+
+int Run(CommandContext& context) {
+  auto fail = [&](const Status& status) { return ReportError(context.err, "audit", status); };
+  Result<Args> args =
+      Args::Parse(context.argv, {{"data", true}, {"rules", true}, {"submission", true}});
+  if (!args.ok()) return fail(args.status());
+  if (args->positional().size() != 1) {
+    return fail(Status::Usage(args->positional().empty()
+                                  ? "name what to audit: an evidence directory or a record file"
+                                  : "name one thing to audit, not " +
+                                        std::to_string(args->positional().size())));
+  }
+  AuditOptions options;
+  options.data_dir = args->Get("data");
+  options.rules_path = args->Get("rules");
+  options.submission = args->Get("submission");
+  Result<AuditResult> result = Audit(args->positional().front(), options);
+  if (!result.ok()) return fail(result.status());
+
+  std::ostream& out = context.out;
+  out << "audit of " << result->path << ": " << result->format << "\n";
+  for (const std::string& claim : result->claims) out << "claim: " << claim << "\n";
+  for (const AuditFinding& finding : result->findings) {
+    out << (finding.kind == AuditFinding::Kind::kBreaks ? "finding: " : "note: ") << finding.where
+        << ": " << finding.message << "\n";
+  }
+  for (const std::string& checked : result->checked) out << "checked: " << checked << "\n";
+  out << VerdictLine(*result) << "\n";
+  return result->verdict() == AuditVerdict::kStands ? kExitSuccess : kExitFinding;
+}
+
+}  // namespace
+
+int RunAudit(CommandContext& context) { return Run(context); }
+
+}  // namespace ratchet

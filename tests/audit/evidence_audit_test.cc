@@ -1,0 +1,280 @@
+// Evidence directories audited: one written here with every figure consistent stands; any byte
+// changed in any of its files breaks it, naming the file; tampering that keeps the manifest clean
+// is found by re-deriving what the file claims.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "audit/audit.h"
+#include "core/file.h"
+#include "evidence/layout.h"
+#include "evidence/manifest.h"
+#include "fixture.h"
+#include "rules/rule_set.h"
+#include "support/run_binary.h"
+#include "support/temp_dir.h"
+
+namespace ratchet {
+namespace {
+
+std::string Findings(const AuditResult& result) {
+  std::string text;
+  for (const AuditFinding& f : result.findings) {
+    text += (f.kind == AuditFinding::Kind::kBreaks ? "finding: " : "note: ") + f.where + ": " +
+            f.message + "\n";
+  }
+  return text;
+}
+
+bool HasFinding(const AuditResult& result, const std::string& where,
+                const std::string& words = "") {
+  for (const AuditFinding& f : result.findings) {
+    if (f.kind == AuditFinding::Kind::kBreaks && f.where == where &&
+        f.message.find(words) != std::string::npos) {
+      return true;
+    }
+  }
+  return false;
+}
+
+// Whether a finding line names `file`: as the file found wrong, or, for MANIFEST.json, as the
+// manifest a file disagrees with (a changed hash in the manifest reads as that file's finding).
+bool NamesFile(const std::string& out, const std::string& file) {
+  if (out.find("\nfinding: " + file + ": ") != std::string::npos) return true;
+  return file == kManifestFile && out.find(": does not match MANIFEST.json: ") != std::string::npos;
+}
+
+AuditResult AuditOk(const std::string& path, AuditOptions options = {}) {
+  options.data_dir = TestDataFolder();
+  Result<AuditResult> result = Audit(path, options);
+  EXPECT_TRUE(result.ok()) << result.status().message();
+  return result.ok() ? *result : AuditResult{};
+}
+
+class EvidenceAuditTest : public ::testing::Test {
+ protected:
+  void SetUp() override { ASSERT_TRUE(WriteFixture(dir_ / "ev").ok()); }
+  std::string Evidence() const { return dir_ / "ev"; }
+
+  TempDir dir_;
+};
+
+TEST_F(EvidenceAuditTest, ACompleteConsistentDirectoryStandsAsAnUnofficialCpuClaim) {
+  const AuditResult result = AuditOk(Evidence());
+  EXPECT_EQ(result.verdict(), AuditVerdict::kStands) << Findings(result);
+  EXPECT_EQ(result.unofficial, std::vector<std::string>{"a CPU lane"});
+  ASSERT_EQ(result.claims.size(), 1u);
+  EXPECT_EQ(result.claims[0].rfind("ncm (ncm.py:method) at 5.40% error: qualified, ranked ", 0),
+            0u);
+  std::vector<std::string> expected = {
+      "the manifest (38 files, each with its size and sha256, none missing or extra)",
+      "seed.reveal is the seed seed.commit binds", "the submission's sha256 in 1 run",
+      "1 run re-judged from 15 calls (problems, summary, ranked time)",
+      "the plan of 1 run (hold-out, warm-up, each call's dataset and draw) regenerated from the "
+      "revealed seed"};
+  if (FixtureDatasetsPresent()) {
+    expected.push_back(
+        "correct re-counted for 15 calls from their labels against draws regenerated from the "
+        "revealed seed");
+  }
+  EXPECT_EQ(result.checked, expected);
+}
+
+// Labels are re-counted only against the datasets the contract locks; otherwise (or without
+// the datasets) a note says which calls were not re-counted, and why.
+TEST_F(EvidenceAuditTest, ARecountThatCannotBeMadeIsANote) {
+  ASSERT_TRUE(EditJsonAndRemanifest(Evidence(), kContractFile, [](Json& contract) {
+                contract["locked"]["datasets"]["mnist"] = {{"images_sha256", std::string(64, '0')},
+                                                           {"labels_sha256", std::string(64, '0')}};
+              }).ok());
+  const AuditResult result = AuditOk(Evidence());
+  EXPECT_EQ(result.verdict(), AuditVerdict::kStands) << Findings(result);
+  bool said = false;
+  for (const AuditFinding& f : result.findings) {
+    said = said ||
+           (f.kind == AuditFinding::Kind::kNote && f.where.find("/labels/") != std::string::npos &&
+            f.where.find(" and 10 more calls") != std::string::npos &&
+            f.message.rfind("correct not re-counted: ", 0) == 0 &&
+            f.message.find("mnist") != std::string::npos);
+  }
+  EXPECT_TRUE(said) << Findings(result);
+}
+
+// Every file, one byte changed (a byte added to an empty one): `ratchet audit` exits 1 with a
+// finding that names the file.
+TEST_F(EvidenceAuditTest, OneByteChangedInAnyFileFailsTheAuditNamingThatFile) {
+  Result<std::vector<ManifestEntry>> manifest = ReadManifest(Evidence());
+  ASSERT_TRUE(manifest.ok());
+  std::vector<std::string> files = {kManifestFile};
+  for (const ManifestEntry& entry : *manifest) files.push_back(entry.path);
+  ASSERT_EQ(files.size(), 39u);
+  for (const std::string& file : files) {
+    const std::string copy = dir_ / ("m-" + std::to_string(&file - files.data()));
+    std::filesystem::copy(Evidence(), copy, std::filesystem::copy_options::recursive);
+    Result<std::string> bytes = ReadFile(copy + "/" + file);
+    ASSERT_TRUE(bytes.ok());
+    std::string changed = *bytes;
+    if (changed.empty()) {
+      changed = "x";
+    } else {
+      changed[changed.size() / 2] ^= 0x01;
+    }
+    std::ofstream(copy + "/" + file, std::ios::binary | std::ios::trunc) << changed;
+    std::vector<std::string> args = {"audit", copy};
+    if (TestDataFolder()) args.insert(args.end(), {"--data", *TestDataFolder()});
+    BinaryRun run = RunRatchet(args);
+    EXPECT_EQ(run.exit_code, 1) << file << "\n" << run.out << run.err;
+    EXPECT_TRUE(NamesFile(run.out, file)) << file << "\n" << run.out;
+    EXPECT_NE(run.out.find("\nverdict: the claim does not stand ("), std::string::npos)
+        << file << "\n"
+        << run.out;
+    std::filesystem::remove_all(copy);
+  }
+}
+
+TEST_F(EvidenceAuditTest, AChangedTimeWithACleanManifestIsFoundByReJudging) {
+  ASSERT_TRUE(EditJsonAndRemanifest(Evidence(), "records/ncm/run-1/calls.json", [](Json& calls) {
+                for (Json& call : calls) call["ms"] = call["ms"].get<double>() - 0.5;
+              }).ok());
+  const AuditResult result = AuditOk(Evidence());
+  EXPECT_EQ(result.verdict(), AuditVerdict::kDoesNotStand);
+  EXPECT_TRUE(HasFinding(result, "records/ncm/run-1/judge.json: ranked_ms",
+                         ", but re-judging calls.json gives "))
+      << Findings(result);
+  EXPECT_TRUE(HasFinding(result, "records/ncm/run-1/judge.json: summary")) << Findings(result);
+}
+
+TEST_F(EvidenceAuditTest, AChangedCountOfCorrectLabelsIsFoundInTheLabels) {
+  ASSERT_TRUE(EditJsonAndRemanifest(Evidence(), "records/ncm/run-1/calls.json", [](Json& calls) {
+                calls[4]["correct"] = calls[4]["correct"].get<int64_t>() + 1;
+              }).ok());
+  const AuditResult result = AuditOk(Evidence());
+  EXPECT_EQ(result.verdict(), AuditVerdict::kDoesNotStand);
+  if (FixtureDatasetsPresent()) {
+    EXPECT_TRUE(
+        HasFinding(result, "records/ncm/run-1/calls.json: calls[4].correct",
+                   "9601, but the labels of records/ncm/run-1/labels/05.u8 match 9600 of draw "))
+        << Findings(result);
+  }
+  EXPECT_TRUE(HasFinding(result, "records/ncm/run-1/judge.json: summary")) << Findings(result);
+}
+
+TEST_F(EvidenceAuditTest, ACallMovedToAnotherDrawIsFoundByThePlan) {
+  ASSERT_TRUE(EditJsonAndRemanifest(Evidence(), "records/ncm/run-1/calls.json", [](Json& calls) {
+                calls[0]["draw_index"] = calls[0]["draw_index"].get<int64_t>() + 20;
+              }).ok());
+  const AuditResult result = AuditOk(Evidence());
+  EXPECT_TRUE(HasFinding(result, "records/ncm/run-1/calls.json: calls[0]",
+                         "but the revealed seed plans draw "))
+      << Findings(result);
+}
+
+TEST_F(EvidenceAuditTest, AReportThatDisagreesWithItsRunsIsFound) {
+  ASSERT_TRUE(EditJsonAndRemanifest(Evidence(), kReportFile, [](Json& report) {
+                report["records"]["ncm"]["ranked_ms"] = 9.5;
+                report["records"]["ncm"]["runs"][0]["summary"] = "MNIST 99.99%";
+              }).ok());
+  const AuditResult result = AuditOk(Evidence());
+  EXPECT_TRUE(HasFinding(result, "report.json: records.ncm.ranked_ms", "9.5, but its runs give "))
+      << Findings(result);
+  EXPECT_TRUE(HasFinding(result, "report.json: records.ncm.runs[0].summary",
+                         "but records/ncm/run-1/judge.json says"))
+      << Findings(result);
+}
+
+TEST_F(EvidenceAuditTest, ASwappedSubmissionIsFound) {
+  std::ofstream(Evidence() + "/records/ncm/run-1/submission/ncm.py", std::ios::trunc)
+      << "def method(a, b, c):\n";
+  ASSERT_TRUE(Remanifest(Evidence()).ok());
+  const AuditResult result = AuditOk(Evidence());
+  EXPECT_TRUE(HasFinding(result, "records/ncm/run-1/submission/ncm.py",
+                         "but report.json's records.ncm.sha256 is"))
+      << Findings(result);
+}
+
+TEST_F(EvidenceAuditTest, AFileThatNoRunWritesIsFound) {
+  std::ofstream(Evidence() + "/records/ncm/run-1/notes.txt") << "hello\n";
+  ASSERT_TRUE(Remanifest(Evidence()).ok());
+  const AuditResult result = AuditOk(Evidence());
+  EXPECT_TRUE(HasFinding(result, "records/ncm/run-1/notes.txt", "not part of a run's evidence"))
+      << Findings(result);
+}
+
+TEST_F(EvidenceAuditTest, APartialSandboxIsNotOfficial) {
+  ASSERT_TRUE(EditJsonAndRemanifest(Evidence(), kReportFile, [](Json& report) {
+                report["sandbox"] = "partial: not root";
+              }).ok());
+  const AuditResult result = AuditOk(Evidence());
+  EXPECT_EQ(result.verdict(), AuditVerdict::kStands) << Findings(result);
+  EXPECT_EQ(VerdictLine(result).rfind(
+                "verdict: the claim stands (not official: a CPU lane; the workers ran "
+                "without the full sandbox (partial: not root)): ncm ",
+                0),
+            0u)
+      << VerdictLine(result);
+}
+
+TEST_F(EvidenceAuditTest, AnotherRuleSetThanTheContractsIsAUsageError) {
+  Json rules = Json::parse(EmbeddedRuleSetText());
+  rules["timing"]["group_slack_ms"] = 30.0;
+  ASSERT_TRUE(WriteFileAtomic(dir_ / "rules.json", rules.dump(2)).ok());
+  AuditOptions options;
+  options.rules_path = dir_ / "rules.json";
+  options.data_dir = TestDataFolder();
+  Result<AuditResult> result = Audit(Evidence(), options);
+  ASSERT_FALSE(result.ok());
+  EXPECT_EQ(result.status().code(), Status::Code::kUsage);
+  EXPECT_NE(result.status().message().find("give that rule set with --rules FILE"),
+            std::string::npos);
+}
+
+TEST(EvidenceAuditStatusTest, AnInterruptedRunMakesNoClaim) {
+  TempDir dir;
+  FixtureOptions options;
+  options.status = kStatusInterrupted;
+  ASSERT_TRUE(WriteFixture(dir / "ev", options).ok());
+  const AuditResult result = AuditOk(dir / "ev");
+  EXPECT_EQ(result.verdict(), AuditVerdict::kDoesNotStand);
+  EXPECT_TRUE(HasFinding(result, "status.json",
+                         "the run ended interrupted (exit 130): stopped; only a complete "
+                         "run makes a claim"))
+      << Findings(result);
+}
+
+TEST(EvidenceAuditStatusTest, TwoRunsGiveTheMedian) {
+  TempDir dir;
+  FixtureOptions options;
+  options.runs = 2;
+  ASSERT_TRUE(WriteFixture(dir / "ev", options).ok());
+  const AuditResult result = AuditOk(dir / "ev");
+  EXPECT_EQ(result.verdict(), AuditVerdict::kStands) << Findings(result);
+  ASSERT_EQ(result.claims.size(), 1u);
+  EXPECT_NE(result.claims[0].find("(median of 2 runs)"), std::string::npos) << result.claims[0];
+}
+
+TEST(EvidenceAuditStatusTest, ARecordScoredAgainHasItsRunsAuditedToo) {
+  TempDir dir;
+  FixtureOptions options;
+  options.rerun_runs = 1;
+  ASSERT_TRUE(WriteFixture(dir / "ev", options).ok());
+  AuditResult result = AuditOk(dir / "ev");
+  EXPECT_EQ(result.verdict(), AuditVerdict::kStands) << Findings(result);
+  ASSERT_EQ(result.claims.size(), 1u);
+  EXPECT_NE(result.claims[0].find("; scored again: qualified, ranked "), std::string::npos)
+      << result.claims[0];
+  EXPECT_NE(std::find(result.checked.begin(), result.checked.end(),
+                      "2 runs re-judged from 30 calls (problems, summary, ranked time)"),
+            result.checked.end());
+  // Its run is judged like any other.
+  ASSERT_TRUE(EditJsonAndRemanifest(dir / "ev", "records/ncm/run-2/judge.json", [](Json& judge) {
+                judge["ranked_ms"] = 1.0;
+              }).ok());
+  result = AuditOk(dir / "ev");
+  EXPECT_TRUE(HasFinding(result, "records/ncm/run-2/judge.json: ranked_ms")) << Findings(result);
+  EXPECT_TRUE(HasFinding(result, "report.json: records.ncm.rerun.runs[0].ranked_ms"))
+      << Findings(result);
+}
+
+}  // namespace
+}  // namespace ratchet
