@@ -247,13 +247,13 @@ int Run(CommandContext& context) {
     context.out << out.dump(2) << "\n";
     return exit_code;
   }
-  context.out << "\n" << Padded("record", 16) << Padded("expected", 28) << Padded("scored", 28)
+  context.out << "\n" << Padded("record", 16) << Padded("expected", 36) << Padded("scored", 36)
               << "ranked_ms\n";
   for (const std::string& id : inputs.selected) {
     const BaselineRecord& record = baseline->records.at(id);
     const ScoredRecord& scored = inputs.scored[id];
-    context.out << Padded(id, 16) << Padded(record.expected ? OutcomeText(*record.expected) : "(unreviewed)", 28)
-                << Padded(OutcomeText(scored.outcome), 28) << Fixed3(scored.ranked_ms)
+    context.out << Padded(id, 16) << Padded(record.expected ? OutcomeText(*record.expected) : "(unreviewed)", 36)
+                << Padded(OutcomeText(scored.outcome), 36) << Fixed3(scored.ranked_ms)
                 << (scored.rerun_ranked_ms ? ", again " + Fixed3(scored.rerun_ranked_ms) : "") << "\n";
   }
   for (const std::string& note : ratchet.notes) context.out << "note: " << note << "\n";
