@@ -7,6 +7,9 @@
 
 #include "baseline/ratchet.h"
 #include "core/file.h"
+#include "core/sha256.h"
+#include "evidence/manifest.h"
+#include "support/checkout.h"
 #include "support/temp_dir.h"
 
 namespace ratchet {
@@ -277,6 +280,30 @@ TEST(Ratchet, CompareTimingUsesTheLargerOfTheTwoTolerances) {
   EXPECT_EQ(CompareTiming(timing, 1.09), TimingVerdict::kWithin);  // absolute 0.1 ms wins
   EXPECT_EQ(CompareTiming(timing, 1.11), TimingVerdict::kRegressed);
   EXPECT_EQ(CompareTiming(timing, 0.89), TimingVerdict::kImproved);
+}
+
+// The baseline the README's main job runs: it parses, every record is reviewed, and the files it
+// names are the ones reviewed (the run itself is the main job, not a test: any change to the
+// harness changes the contract it locks).
+TEST(BundledBaseline, ParsesAndNamesTheFilesItReviewed) {
+  const std::string folder = SourceDir() + "/baselines";
+  Result<Baseline> baseline = LoadBaseline(folder + "/records.json");
+  ASSERT_TRUE(baseline.ok()) << baseline.status().message();
+  EXPECT_GE(baseline->records.size(), 3u);
+  EXPECT_FALSE(baseline->lanes.empty());
+  EXPECT_FALSE(baseline->rule_set.is_null());
+  bool disqualified = false;
+  for (const auto& [id, record] : baseline->records) {
+    ASSERT_TRUE(record.expected.has_value()) << id;
+    EXPECT_FALSE(record.reason.empty()) << id;
+    disqualified = disqualified || record.expected->status == "disqualified";
+    EXPECT_EQ(*Sha256File(folder + "/" + record.submission), record.sha256) << id;
+    ASSERT_TRUE(record.evidence.has_value()) << id;
+    const std::string evidence = folder + "/" + record.evidence->path;
+    EXPECT_EQ(*ManifestSha256(evidence), record.evidence->manifest_sha256) << id;
+    EXPECT_TRUE(VerifyManifest(evidence).empty()) << id;
+  }
+  EXPECT_TRUE(disqualified) << "one record is reviewed as disqualified";
 }
 
 }  // namespace
