@@ -232,17 +232,7 @@ TEST(AuditCommandTest, ScoredEvidenceStandsAndEveryChangedByteIsNamed) {
   for (const ManifestEntry& entry : *manifest) files.push_back(entry.path);
   for (const std::string& file : files) {
     const std::string copy = dir / "changed";
-    std::filesystem::remove_all(copy);
-    std::filesystem::copy(evidence, copy, std::filesystem::copy_options::recursive);
-    Result<std::string> bytes = ReadFile(copy + "/" + file);
-    ASSERT_TRUE(bytes.ok());
-    std::string changed = *bytes;
-    if (changed.empty()) {
-      changed = "x";
-    } else {
-      changed[changed.size() / 2] ^= 0x01;
-    }
-    std::ofstream(copy + "/" + file, std::ios::binary | std::ios::trunc) << changed;
+    ASSERT_TRUE(CopyWithOneByteChanged(evidence, copy, file).ok()) << file;
     run = RunRatchet({"audit", copy, "--rules", rules_file});
     EXPECT_EQ(run.exit_code, 1) << file << "\n" << run.out << run.err;
     // A file is named by its own finding; MANIFEST.json also as what a file disagrees with (a

@@ -18,26 +18,6 @@
 namespace ratchet {
 namespace {
 
-std::string Findings(const AuditResult& result) {
-  std::string text;
-  for (const AuditFinding& f : result.findings) {
-    text += (f.kind == AuditFinding::Kind::kBreaks ? "finding: " : "note: ") + f.where + ": " +
-            f.message + "\n";
-  }
-  return text;
-}
-
-bool HasFinding(const AuditResult& result, const std::string& where,
-                const std::string& words = "") {
-  for (const AuditFinding& f : result.findings) {
-    if (f.kind == AuditFinding::Kind::kBreaks && f.where == where &&
-        f.message.find(words) != std::string::npos) {
-      return true;
-    }
-  }
-  return false;
-}
-
 // Whether a finding line names `file`: as the file found wrong, or, for MANIFEST.json, as the
 // manifest a file disagrees with (a changed hash in the manifest reads as that file's finding).
 bool NamesFile(const std::string& out, const std::string& file) {
@@ -111,16 +91,7 @@ TEST_F(EvidenceAuditTest, OneByteChangedInAnyFileFailsTheAuditNamingThatFile) {
   ASSERT_EQ(files.size(), 39u);
   for (const std::string& file : files) {
     const std::string copy = dir_ / ("m-" + std::to_string(&file - files.data()));
-    std::filesystem::copy(Evidence(), copy, std::filesystem::copy_options::recursive);
-    Result<std::string> bytes = ReadFile(copy + "/" + file);
-    ASSERT_TRUE(bytes.ok());
-    std::string changed = *bytes;
-    if (changed.empty()) {
-      changed = "x";
-    } else {
-      changed[changed.size() / 2] ^= 0x01;
-    }
-    std::ofstream(copy + "/" + file, std::ios::binary | std::ios::trunc) << changed;
+    ASSERT_TRUE(CopyWithOneByteChanged(Evidence(), copy, file).ok()) << file;
     std::vector<std::string> args = {"audit", copy};
     if (TestDataFolder()) args.insert(args.end(), {"--data", *TestDataFolder()});
     BinaryRun run = RunRatchet(args);

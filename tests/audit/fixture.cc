@@ -1,6 +1,8 @@
 #include "fixture.h"
 
 #include <cstdlib>
+#include <filesystem>
+#include <fstream>
 #include <set>
 #include <vector>
 
@@ -206,6 +208,43 @@ Status EditJsonAndRemanifest(const std::string& dir, const std::string& relative
   if (!written.ok()) return written.status();
   RATCHET_RETURN_IF_ERROR(WriteFileAtomic(dir + "/" + relative, *written));
   return Remanifest(dir);
+}
+
+Status CopyWithOneByteChanged(const std::string& source, const std::string& copy,
+                              const std::string& relative) {
+  std::error_code error;
+  std::filesystem::remove_all(copy, error);
+  std::filesystem::copy(source, copy, std::filesystem::copy_options::recursive, error);
+  if (error) return Status::IOError("copy " + source + " to " + copy, error.value());
+  Result<std::string> bytes = ReadFile(copy + "/" + relative);
+  if (!bytes.ok()) return bytes.status();
+  std::string changed = *bytes;
+  if (changed.empty()) {
+    changed = "x";
+  } else {
+    changed[changed.size() / 2] ^= 0x01;
+  }
+  std::ofstream(copy + "/" + relative, std::ios::binary | std::ios::trunc) << changed;
+  return Status::Ok();
+}
+
+std::string Findings(const AuditResult& result) {
+  std::string text;
+  for (const AuditFinding& f : result.findings) {
+    text += (f.kind == AuditFinding::Kind::kBreaks ? "finding: " : "note: ") + f.where + ": " +
+            f.message + "\n";
+  }
+  return text;
+}
+
+bool HasFinding(const AuditResult& result, const std::string& where, const std::string& words) {
+  for (const AuditFinding& f : result.findings) {
+    if (f.kind == AuditFinding::Kind::kBreaks && f.where == where &&
+        f.message.find(words) != std::string::npos) {
+      return true;
+    }
+  }
+  return false;
 }
 
 }  // namespace ratchet

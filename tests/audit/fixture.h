@@ -9,6 +9,7 @@
 #include <optional>
 #include <string>
 
+#include "audit/result.h"
 #include "core/canonical_json.h"
 #include "core/status.h"
 
@@ -39,6 +40,16 @@ Status EditJsonAndRemanifest(const std::string& dir, const std::string& relative
                              const std::function<void(Json&)>& edit);
 // MANIFEST.json rewritten from the files on disk.
 Status Remanifest(const std::string& dir);
+
+// A copy of the evidence directory `source` at `copy` (replacing it) with one byte of its file
+// `relative` changed (the middle byte flipped; an empty file gets one byte).
+Status CopyWithOneByteChanged(const std::string& source, const std::string& copy,
+                              const std::string& relative);
+
+// Every finding and note of an audit, a line each, for failure messages.
+std::string Findings(const AuditResult& result);
+// Whether a breaking finding is at `where` and says `words`.
+bool HasFinding(const AuditResult& result, const std::string& where, const std::string& words = "");
 
 }  // namespace ratchet
 

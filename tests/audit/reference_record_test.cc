@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include "core/sha256.h"
+#include "fixture.h"
 #include "testdata.h"
 
 namespace ratchet {
@@ -23,26 +24,6 @@ AuditResult AuditJson(const Json& document, const std::string& name = "run-1.jso
   return result;
 }
 
-std::string Findings(const AuditResult& result) {
-  std::string text;
-  for (const AuditFinding& f : result.findings) {
-    text += (f.kind == AuditFinding::Kind::kBreaks ? "finding: " : "note: ") + f.where + ": " +
-            f.message + "\n";
-  }
-  return text;
-}
-
-// Whether a breaking finding is at `where` and says `words`.
-bool HasFinding(const AuditResult& result, const std::string& where,
-                const std::string& words = "") {
-  for (const AuditFinding& f : result.findings) {
-    if (f.kind == AuditFinding::Kind::kBreaks && f.where == where &&
-        f.message.find(words) != std::string::npos) {
-      return true;
-    }
-  }
-  return false;
-}
 
 TEST(ReferenceRecordTest, TheCopiesAreTheCorpusFilesByteForByte) {
   const std::pair<const char*, const char*> pinned[] = {
