@@ -5,6 +5,7 @@
 #include <set>
 
 #include "core/file.h"
+#include "core/sha256.h"
 
 namespace ratchet {
 namespace {
@@ -236,6 +237,9 @@ Result<BaselineRecord> ParseRecord(const std::string& id, const Json& json, cons
     record.evidence = parsed;
   }
   RATCHET_RETURN_IF_ERROR(fields.Done());
+  if (record.expected && record.sha256.empty()) {
+    return fields.Error("sha256", "is missing: a reviewed record names the bytes it reviewed");
+  }
   return record;
 }
 
@@ -351,10 +355,11 @@ Result<Baseline> ParseBaseline(std::string_view text, const std::string& what) {
   return baseline;
 }
 
-Result<Baseline> LoadBaseline(const std::string& path) {
+Result<Baseline> LoadBaseline(const std::string& path, std::string* sha256) {
   RATCHET_RETURN_IF_ERROR(CheckInputFile(path, "the baseline"));
   Result<std::string> text = ReadFile(path, 64 << 20);
   if (!text.ok()) return text.status();
+  if (sha256 != nullptr) *sha256 = Sha256Hex(*text);
   return ParseBaseline(*text, path);
 }
 

@@ -79,8 +79,9 @@ struct Baseline {
 
 // `what` names the file in messages.
 Result<Baseline> ParseBaseline(std::string_view text, const std::string& what);
-// Reads and parses `path`: a missing file or a folder is BadInput naming it.
-Result<Baseline> LoadBaseline(const std::string& path);
+// Reads and parses `path`: a missing file or a folder is BadInput naming it. `sha256`, when
+// given, receives the sha256 of the very bytes parsed.
+Result<Baseline> LoadBaseline(const std::string& path, std::string* sha256 = nullptr);
 Json BaselineJson(const Baseline& baseline);
 // The file's bytes: canonical key order, two-space indent, a newline at the end.
 Result<std::string> BaselineText(const Baseline& baseline);

@@ -136,11 +136,14 @@ Status CopyEvidence(const std::string& source, const std::vector<ManifestEntry>&
     }
   }
   RATCHET_RETURN_IF_ERROR(fresh->Commit());
+  // Every file checked against the manifest again: a file that changed since the source was
+  // verified is found here.
+  std::vector<EvidenceFinding> findings = VerifyManifest(target);
   Result<std::string> copied = ManifestSha256(target);
   if (!copied.ok()) return copied.status();
-  if (*copied != manifest_sha256) {
-    return Status::Internal("the copy of " + source + " in " + target + " has manifest sha256 " +
-                           *copied + ", not " + manifest_sha256);
+  if (*copied != manifest_sha256 || !findings.empty()) {
+    return Status::Internal("the copy of " + source + " in " + target + " does not verify" +
+                            (findings.empty() ? "" : ": " + findings.front().file + ": " + findings.front().problem));
   }
   return Status::Ok();
 }
@@ -170,10 +173,9 @@ int Run(CommandContext& context) {
   }
   const std::string baseline_path = *args->Get("baseline");
   const std::string evidence_path = *args->Get("evidence");
-  Result<Baseline> baseline = LoadBaseline(baseline_path);
+  std::string baseline_sha256;  // of the very bytes parsed
+  Result<Baseline> baseline = LoadBaseline(baseline_path, &baseline_sha256);
   if (!baseline.ok()) return fail(baseline.status());
-  Result<std::string> baseline_sha256 = Sha256File(baseline_path);
-  if (!baseline_sha256.ok()) return fail(baseline_sha256.status());
 
   Result<EvidenceSummary> evidence = ReadEvidence(evidence_path);
   if (!evidence.ok()) return fail(evidence.status());
@@ -191,18 +193,24 @@ int Run(CommandContext& context) {
     return refuse(evidence_path + " was not compared with a baseline: produce it with `ratchet run --baseline " +
                   baseline_path + "`");
   }
-  if (ratchet.value("baseline_sha256", std::string()) != *baseline_sha256) {
+  const Json compared_with = ratchet.value("baseline_sha256", Json());
+  if (!compared_with.is_string() || compared_with.get<std::string>() != baseline_sha256) {
     return refuse(baseline_path + " has changed since " + evidence_path +
                   " was compared with it: run `ratchet run --baseline " + baseline_path + "` again");
   }
   const Json records = report.value("records", Json::object());
+  const Json errors = ratchet.value("errors", Json::array());
+  if (!records.is_object() || !errors.is_array()) {
+    return fail(Status::BadInput(evidence_path + "/report.json: \"records\" must be an object and "
+                                 "\"ratchet.errors\" an array"));
+  }
 
-  const bool new_contract = ratchet.value("contract_changed", false);
+  const bool new_contract = ratchet.value("contract_changed", false) == true;
   std::set<std::string> ids;
   if (args->Has("all-changed")) {
-    for (const Json& error : ratchet.value("errors", Json::array())) {
-      std::string record = error.value("record", std::string());
-      if (!record.empty()) ids.insert(record);
+    for (const Json& error : errors) {
+      const Json record = error.is_object() ? error.value("record", Json()) : Json();
+      if (record.is_string() && !record.get<std::string>().empty()) ids.insert(record.get<std::string>());
     }
     if (new_contract) {
       for (auto it = records.begin(); it != records.end(); ++it) ids.insert(it.key());
@@ -228,9 +236,13 @@ int Run(CommandContext& context) {
                     "with every record promoted in the same step; not promoted: " + left_out);
     }
   }
-  if (ids.empty()) {
+  const Json& contract = evidence->contract;
+  const std::string lane = ContractLaneId(contract);
+  const bool gpu = ContractDeviceKind(contract) != "cpu";
+  const bool new_lane = !lane.empty() && !baseline->lanes.count(lane);
+  if (ids.empty() && !new_lane) {
     context.out << "nothing to promote: " << evidence_path << " found no record different from "
-                << baseline_path << "\n";
+                << baseline_path << ", and its lane is reviewed\n";
     return kExitSuccess;
   }
 
@@ -247,34 +259,32 @@ int Run(CommandContext& context) {
   // holds it too.
   const std::string home = AbsolutePath(folder.empty() ? "." : folder);
   const std::string source = AbsolutePath(evidence_path);
-  std::string relative;
-  if (IsInside(source, home)) {
-    relative = source.substr(home.size() + 1);
-  } else {
-    relative = "evidence/" + BaseName(source);
-    const std::string target = home + "/" + relative;
-    if (!IsDirectory(home + "/evidence") && mkdir((home + "/evidence").c_str(), 0755) != 0) {
-      return fail(Status::IOError("mkdir " + home + "/evidence", errno));
-    }
-    Status copied = CopyEvidence(source, evidence->manifest, evidence->manifest_sha256, target);
-    if (!copied.ok()) return fail(copied);
-    context.out << "copied " << evidence_path << " to " << target << "\n";
-  }
+  const bool inside = IsInside(source, home);
+  const std::string relative = inside ? source.substr(home.size() + 1) : "evidence/" + BaseName(source);
 
-  const Json& contract = evidence->contract;
-  const std::string lane = ContractLaneId(contract);
-  const bool gpu = ContractDeviceKind(contract) != "cpu";
+  // The new baseline is made and checked whole before anything is written or copied.
   for (const std::string& id : ids) {
     BaselineRecord& record = baseline->records[id];
     const Json& scored = records[id];
+    const std::string where = evidence_path + "/report.json: records." + id;
+    const Json outcome_json = scored.is_object() ? scored.value("outcome", Json()) : Json();
+    const Json status = outcome_json.is_object() ? outcome_json.value("status", Json()) : Json();
+    const Json broken = outcome_json.is_object() ? outcome_json.value("broken", Json()) : Json();
+    const Json sha256 = scored.is_object() ? scored.value("sha256", Json()) : Json();
+    const Json ranked = scored.is_object() ? scored.value("ranked_ms", Json()) : Json();
+    if (!status.is_string() || !broken.is_array() || !sha256.is_string() ||
+        !(ranked.is_null() || ranked.is_number())) {
+      return fail(Status::BadInput(where + ": not a record as `ratchet run` writes it (outcome.status, "
+                                   "outcome.broken, sha256, ranked_ms)"));
+    }
     Expected outcome;
-    outcome.status = scored.value("outcome", Json::object()).value("status", std::string());
-    for (const Json& rule : scored.value("outcome", Json::object()).value("broken", Json::array())) {
+    outcome.status = status.get<std::string>();
+    for (const Json& rule : broken) {
+      if (!rule.is_string()) return fail(Status::BadInput(where + ".outcome.broken: a rule id is not a string"));
       outcome.broken.push_back(rule.get<std::string>());
     }
     record.expected = outcome;
-    record.sha256 = scored.value("sha256", std::string());
-    const Json ranked = scored.value("ranked_ms", Json());
+    record.sha256 = sha256.get<std::string>();
     if (gpu && ranked.is_number()) {
       LaneTiming timing = record.timing.count(lane) ? record.timing[lane] : LaneTiming{};
       timing.ranked_ms = ranked.get<double>();
@@ -294,7 +304,7 @@ int Run(CommandContext& context) {
     if (gpu && ranked.is_number()) context.out << ", " << ranked.get<double>() << " ms on lane " << lane;
     context.out << "\n";
   }
-  if (!baseline->lanes.count(lane)) {
+  if (new_lane) {
     baseline->lanes[lane] = ReviewedLane{contract.value("lane", Json::object()), reviewer, reason, relative};
     context.out << "reviewed lane " << lane << "\n";
   }
@@ -303,7 +313,40 @@ int Run(CommandContext& context) {
     baseline->rule_set = ratchet.value("rule_set", Json());
     context.out << "adopted the run's contract\n";
   }
-  Status written = WriteBaseline(baseline_path, *baseline);
+  Result<std::string> text = BaselineText(*baseline);
+  if (!text.ok()) return fail(text.status());
+  Status valid = ParseBaseline(*text, baseline_path).status();
+  if (!valid.ok()) {
+    return refuse("the promoted baseline would not be valid, so nothing was written: " + valid.message());
+  }
+
+  if (!inside) {
+    const std::string target = home + "/" + relative;
+    if (PathExists(target)) {
+      // Promoted before (an earlier attempt, or another record of the same run): the copy must be
+      // that evidence, whole.
+      Result<EvidenceSummary> there = ReadEvidence(target);
+      if (!there.ok() || !there->complete || !there->findings.empty() ||
+          there->manifest_sha256 != evidence->manifest_sha256) {
+        return refuse(target + " exists and is not a verified copy of " + evidence_path +
+                      ": move it away or promote from evidence of another name");
+      }
+    } else {
+      if (!IsDirectory(home + "/evidence") && mkdir((home + "/evidence").c_str(), 0755) != 0) {
+        return fail(Status::IOError("mkdir " + home + "/evidence", errno));
+      }
+      Status copied = CopyEvidence(source, evidence->manifest, evidence->manifest_sha256, target);
+      if (!copied.ok()) return fail(copied);
+      context.out << "copied " << evidence_path << " to " << target << "\n";
+    }
+  }
+  // The baseline as it was read, still: an edit made meanwhile is never overwritten.
+  std::string now;
+  Result<Baseline> reread = LoadBaseline(baseline_path, &now);
+  if (!reread.ok() || now != baseline_sha256) {
+    return refuse(baseline_path + " changed while promoting; nothing was written to it");
+  }
+  Status written = WriteFileAtomic(baseline_path, *text, 0644);
   if (!written.ok()) return fail(written);
   context.out << "wrote " << baseline_path << " (reviewer " << reviewer
               << (git->commit ? ", commit " + git->commit->substr(0, 12) : std::string())

@@ -1,6 +1,7 @@
 // `ratchet run --baseline FILE`: scores every record of a baseline (or those named) into one
 // evidence directory, then holds the outcomes to the baseline and reports every error, each with
 // its code (docs/baseline.md), before it exits.
+#include <algorithm>
 #include <iomanip>
 #include <map>
 #include <memory>
@@ -16,7 +17,9 @@
 #include "cli/session.h"
 #include "core/file.h"
 #include "core/sha256.h"
+#include "evidence/layout.h"
 #include "evidence/manifest.h"
+#include "evidence/reader.h"
 #include "rules/pyformat.h"
 #include "rules/rule_set.h"
 
@@ -89,11 +92,11 @@ int Run(CommandContext& context) {
     return fail(Status::Usage("name the baseline: --baseline FILE (for example baselines/records.json)"));
   }
   const std::string baseline_path = *args->Get("baseline");
-  Result<Baseline> baseline = LoadBaseline(baseline_path);
+  // What promote checks: the baseline has not changed since this run compared with it (the
+  // sha256 of the very bytes parsed).
+  std::string baseline_sha256;
+  Result<Baseline> baseline = LoadBaseline(baseline_path, &baseline_sha256);
   if (!baseline.ok()) return fail(baseline.status());
-  // What promote checks: the baseline has not changed since this run compared with it.
-  Result<std::string> baseline_sha256 = Sha256File(baseline_path);
-  if (!baseline_sha256.ok()) return fail(baseline_sha256.status());
   const std::string folder = DirName(baseline_path);
   Result<RuleSet> rules = LoadRuleSet(args->Get("rules"));
   if (!rules.ok()) return fail(rules.status());
@@ -105,6 +108,11 @@ int Run(CommandContext& context) {
   }
 
   std::vector<std::string> selected = args->GetAll("record");
+  for (size_t i = 0; i < selected.size(); ++i) {
+    if (std::find(selected.begin(), selected.begin() + i, selected[i]) != selected.begin() + i) {
+      return fail(Status::Usage("--record " + selected[i] + " is given twice"));
+    }
+  }
   if (selected.empty()) {
     for (const auto& [id, record] : baseline->records) selected.push_back(id);
   }
@@ -120,8 +128,21 @@ int Run(CommandContext& context) {
     }
     const BaselineRecord& record = found->second;
     const std::string file = Resolve(folder, record.submission);
+    // What would stop the record before any worker is bad input, refused before any evidence.
+    const std::string where = baseline_path + ": record \"" + id + "\"";
     Status present = CheckInputFile(file, "record \"" + id + "\": its submission");
     if (!present.ok()) return fail(present);
+    const bool native = file.size() > 4 && file.compare(file.size() - 4, 4, ".cpp") == 0;
+    if (!native && (file.size() < 3 || file.compare(file.size() - 3, 3, ".py") != 0)) {
+      return fail(Status::BadInput(where + ": " + record.submission +
+                                   " is neither a Python method file (.py) nor a native one (.cpp)"));
+    }
+    if (native && !record.function.empty() && record.function != "method") {
+      return fail(Status::BadInput(where + ": a native submission's function is \"method\", not \"" +
+                                   record.function + "\""));
+    }
+    Status name = CheckEvidencePath(BaseName(file));
+    if (!name.ok()) return fail(Status::BadInput(where + ": " + name.message()));
     RecordSpec spec;
     spec.id = id;
     spec.spec = record.function.empty() ? file : file + ":" + record.function;
@@ -166,7 +187,7 @@ int Run(CommandContext& context) {
     Result<RecordResult> result = session.Score(specs[id], runs);
     if (!result.ok()) return session.Fail(result.status());
     if (result->harness_error) return session.Fail(*result->harness_error);
-    if (result->interrupted) return session.Interrupt();
+    if (result->interrupted || session.interrupted()) return session.Interrupt();
     ScoredRecord scored;
     scored.scored = true;
     scored.sha256 = result->source_sha256;
@@ -188,13 +209,20 @@ int Run(CommandContext& context) {
       Result<RecordResult> again = session.Score(specs[id], runs, runs + 1);
       if (!again.ok()) return session.Fail(again.status());
       if (again->harness_error) return session.Fail(*again->harness_error);
-      if (again->interrupted) return session.Interrupt();
-      scored.rerun_ranked_ms = again->ranked_ms();
+      if (again->interrupted || session.interrupted()) return session.Interrupt();
+      const Expected again_outcome = {again->qualified ? "qualified" : "disqualified", again->broken()};
+      if (again_outcome == scored.outcome) {
+        scored.rerun_ranked_ms = again->ranked_ms();
+      } else {
+        scored.outcome = again_outcome;  // the outcome moved: that is what is reported
+        scored.ranked_ms = again->ranked_ms();
+      }
       entry["rerun"] = again->ReportJson(specs[id].band_bp);
     }
     inputs.scored[id] = scored;
     report_records[id] = entry;
   }
+  if (session.interrupted()) return session.Interrupt();
   (void)session.WriteContract();
   inputs.contract = session.contract();
 
@@ -205,14 +233,22 @@ int Run(CommandContext& context) {
     const BaselineRecord& record = baseline->records.at(id);
     if (!record.evidence) continue;
     const std::string path = Resolve(folder, record.evidence->path);
-    Result<std::string> manifest = ManifestSha256(path);
-    if (!manifest.ok()) {
+    Result<EvidenceSummary> reviewed = ReadEvidence(path);
+    if (!reviewed.ok()) {
       ratchet.errors.push_back({"evidence-incomplete", id,
-                                "its reviewed evidence " + path + " cannot be read: " + manifest.status().message()});
-    } else if (*manifest != record.evidence->manifest_sha256) {
+                                "its reviewed evidence " + path + " cannot be read: " + reviewed.status().message()});
+    } else if (reviewed->manifest_sha256 != record.evidence->manifest_sha256) {
       ratchet.errors.push_back({"evidence-incomplete", id,
-                                "its reviewed evidence " + path + " has manifest sha256 " + *manifest +
-                                    "; the baseline names " + record.evidence->manifest_sha256});
+                                "its reviewed evidence " + path + " has manifest sha256 " +
+                                    reviewed->manifest_sha256 + "; the baseline names " +
+                                    record.evidence->manifest_sha256});
+    } else if (!reviewed->complete || !reviewed->findings.empty()) {
+      std::string why = reviewed->complete ? "" : "its status is " + reviewed->status;
+      for (const EvidenceFinding& finding : reviewed->findings) {
+        why += (why.empty() ? "" : "; ") + finding.file + ": " + finding.problem;
+      }
+      ratchet.errors.push_back({"evidence-incomplete", id, "its reviewed evidence " + path +
+                                                               " does not verify: " + why});
     }
   }
 
@@ -223,7 +259,7 @@ int Run(CommandContext& context) {
   const int exit_code = ratchet.errors.empty() ? kExitSuccess : kExitFinding;
   Json extra = {{"ratchet",
                  {{"baseline", baseline_path},
-                  {"baseline_sha256", *baseline_sha256},
+                  {"baseline_sha256", baseline_sha256},
                   {"errors", errors},
                   {"notes", ratchet.notes},
                   {"lane_reviewed", ratchet.lane_reviewed},

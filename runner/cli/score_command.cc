@@ -82,7 +82,7 @@ int Run(CommandContext& context) {
   Result<RecordResult> result = (*session)->Score(record, static_cast<int>(*runs));
   if (!result.ok()) return (*session)->Fail(result.status());
   if (result->harness_error) return (*session)->Fail(*result->harness_error);
-  if (result->interrupted) return (*session)->Interrupt();
+  if (result->interrupted || (*session)->interrupted()) return (*session)->Interrupt();
   const bool qualified = result->qualified;
   if (qualified && result->ranked.size() > 1) {
     context.out << "ranked time, median of " << result->ranked.size() << " runs: "

@@ -2,6 +2,8 @@
 
 #include <charconv>
 #include <cmath>
+#include <set>
+#include <vector>
 
 #include "core/sha256.h"
 
@@ -94,9 +96,35 @@ Result<std::string> CanonicalSha256(const Json& value) {
   return Sha256Hex(*text);
 }
 
+namespace {
+
+// Thrown from the parser's callback at an object's second use of one key.
+struct DuplicateKey {
+  std::string key;
+};
+
+}  // namespace
+
 Result<Json> ParseJson(std::string_view text, const std::string& what) {
+  // An object that names one key twice is refused: which value the parser would keep is a
+  // choice the text does not make, and a reviewer reading it could see the other one.
+  std::vector<std::set<std::string>> keys;
+  Json::parser_callback_t callback = [&keys](int, Json::parse_event_t event, Json& parsed) {
+    if (event == Json::parse_event_t::object_start) {
+      keys.emplace_back();
+    } else if (event == Json::parse_event_t::object_end) {
+      keys.pop_back();
+    } else if (event == Json::parse_event_t::key && !keys.empty()) {
+      const std::string& key = parsed.get_ref<const std::string&>();
+      if (!keys.back().insert(key).second) throw DuplicateKey{key};
+    }
+    return true;
+  };
   try {
-    return Json::parse(text.begin(), text.end());
+    return Json::parse(text.begin(), text.end(), callback);
+  } catch (const DuplicateKey& duplicate) {
+    return Status::BadInput(what + " is not valid here: an object names the key \"" +
+                            duplicate.key + "\" twice");
   } catch (const Json::parse_error& error) {
     return Status::BadInput(what + " is not valid JSON (at byte " + std::to_string(error.byte) +
                             "): " + error.what());

@@ -139,6 +139,10 @@ TEST(BaselineFormat, ErrorsNameTheRecordAndTheFieldPath) {
   ExpectError(doc, "field \"lanes.gpu-lane.reviewed.reason\": is missing");
 
   doc = BaselineDoc();
+  doc["records"]["fast"].erase("sha256");
+  ExpectError(doc, "field \"records.fast.sha256\": is missing: a reviewed record");
+
+  doc = BaselineDoc();
   doc.erase("records");
   ExpectError(doc, "field \"records\": is missing");
 

@@ -204,6 +204,60 @@ TEST(RatchetRunTest, TheReviewCycle) {
   EXPECT_TRUE(copy->findings.empty());
 }
 
+// What a review found wanting: damaged reviewed evidence, bad records refused before any
+// evidence, a promote that fails leaving nothing behind, and an unreviewed lane promoted alone.
+TEST(RatchetRunTest, RefusalsAndRepairs) {
+  if (!HavePython()) GTEST_SKIP() << "no python3 that imports torch";
+  Workspace space(Json{{"broken", SourceRecord(true)}});
+  BinaryRun run = space.Run({"--require-lane"});
+  ASSERT_EQ(run.exit_code, 1) << run.out << run.err;
+  EXPECT_TRUE(Contains(run.out, "lane-unreviewed")) << run.out;
+  const std::string compared = space.last_evidence();
+
+  // --all-changed with no record changed still reviews the lane.
+  run = RunRatchet({"promote", "--baseline", space.baseline(), "--evidence", compared, "--all-changed",
+                    "--reason", "this machine's lane", "--reviewer", "t"});
+  ASSERT_EQ(run.exit_code, 0) << run.out << run.err;
+  EXPECT_TRUE(Contains(run.out, "reviewed lane")) << run.out;
+  run = space.Run({"--require-lane"});
+  ASSERT_EQ(run.exit_code, 0) << run.out << run.err;
+
+  // A promote whose baseline cannot be written (a reason that is not UTF-8) copies nothing, and
+  // the same promote with a good reason then works.
+  TempDir elsewhere;
+  run = RunRatchet({"run", "--baseline", space.baseline(), "--rules", space.rules(), "--out",
+                    elsewhere / "run"});
+  ASSERT_EQ(run.exit_code, 0) << run.out << run.err;
+  const std::string before = *ReadFile(space.baseline());
+  run = RunRatchet({"promote", "--baseline", space.baseline(), "--evidence", elsewhere / "run",
+                    "--record", "broken", "--reason", "bad \xff byte", "--reviewer", "t"});
+  EXPECT_NE(run.exit_code, 0);
+  EXPECT_EQ(*ReadFile(space.baseline()), before);
+  EXPECT_FALSE(std::filesystem::exists(space.dir() / "evidence/run")) << run.out;
+  run = RunRatchet({"promote", "--baseline", space.baseline(), "--evidence", elsewhere / "run",
+                    "--record", "broken", "--reason", "does not parse", "--reviewer", "t"});
+  ASSERT_EQ(run.exit_code, 0) << run.out << run.err;
+
+  // Reviewed evidence with a file removed is evidence-incomplete.
+  std::filesystem::remove(space.dir() / "evidence/run/records/broken/run-1/calls.json");
+  run = space.Run();
+  EXPECT_EQ(run.exit_code, 1) << run.out << run.err;
+  EXPECT_TRUE(Contains(run.out, "evidence-incomplete broken")) << run.out;
+
+  // Records that could only fail before a worker are refused before any evidence is written.
+  Json doc = space.Read();
+  ASSERT_TRUE(WriteFileAtomic(space.dir() / "submissions/notes.txt", "not a method").ok());
+  doc["records"]["text"] = {{"submission", "submissions/notes.txt"}, {"band_bp", 2000}};
+  space.Write(doc);
+  run = space.Run();
+  EXPECT_EQ(run.exit_code, 2) << run.out << run.err;
+  EXPECT_TRUE(Contains(run.err, "record \"text\": submissions/notes.txt is neither")) << run.err;
+  EXPECT_FALSE(std::filesystem::exists(space.last_evidence()));
+  run = space.Run({"--record", "broken", "--record", "broken"});
+  EXPECT_EQ(run.exit_code, 2) << run.err;
+  EXPECT_TRUE(Contains(run.err, "--record broken is given twice")) << run.err;
+}
+
 // Every field of the locked contract, changed in the baseline, fails the run with
 // contract-changed naming that field.
 TEST(RatchetRunTest, EveryLockedFieldChangedIsContractChanged) {

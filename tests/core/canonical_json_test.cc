@@ -63,6 +63,17 @@ TEST(ParseJsonTest, ErrorNamesTheSourceAndByte) {
       << parsed.status().message();
 }
 
+TEST(ParseJsonTest, AKeyNamedTwiceInOneObjectIsBadInput) {
+  Result<Json> parsed = ParseJson(R"({"a": {"b": 1, "b": 2}})", "records.json");
+  ASSERT_FALSE(parsed.ok());
+  EXPECT_EQ(parsed.status().code(), Status::Code::kBadInput);
+  EXPECT_NE(parsed.status().message().find("records.json"), std::string::npos);
+  EXPECT_NE(parsed.status().message().find("\"b\" twice"), std::string::npos)
+      << parsed.status().message();
+  // The same key in two objects, nested or side by side, is fine.
+  EXPECT_TRUE(ParseJson(R"({"b": {"b": 1}, "c": [{"b": 1}, {"b": 2}]})", "x").ok());
+}
+
 TEST(ParseJsonTest, NumberTooLargeForADoubleIsBadInputNamingTheSource) {
   // nlohmann::json reports this as out_of_range, not parse_error: it must still be an error
   // value, never an exception that ends the program.
