@@ -98,33 +98,74 @@ Result<std::string> CanonicalSha256(const Json& value) {
 
 namespace {
 
-// Thrown from the parser's callback at an object's second use of one key.
-struct DuplicateKey {
-  std::string key;
-};
-
-}  // namespace
-
-Result<Json> ParseJson(std::string_view text, const std::string& what) {
-  // An object that names one key twice is refused: which value the parser would keep is a
-  // choice the text does not make, and a reviewer reading it could see the other one.
-  std::vector<std::set<std::string>> keys;
-  Json::parser_callback_t callback = [&keys](int, Json::parse_event_t event, Json& parsed) {
-    if (event == Json::parse_event_t::object_start) {
-      keys.emplace_back();
-    } else if (event == Json::parse_event_t::object_end) {
-      keys.pop_back();
-    } else if (event == Json::parse_event_t::key && !keys.empty()) {
-      const std::string& key = parsed.get_ref<const std::string&>();
-      if (!keys.back().insert(key).second) throw DuplicateKey{key};
+// nlohmann::json keeps the last of two equal keys: which value a reader sees would be a choice
+// the text does not make. Returns the path of the first key that appears twice in one object
+// ("timing.group_slack_ms", "energy.reference_bands[0].prefix"), or "".
+std::string FindDuplicateKey(std::string_view text) {
+  struct Frame {
+    bool array = false;
+    size_t index = 0;
+    std::string key;
+    std::set<std::string> keys;
+  };
+  std::vector<Frame> stack;
+  std::string duplicate;
+  auto path = [&stack](size_t depth) {
+    std::string out;
+    for (size_t i = 0; i < depth; ++i) {
+      out = stack[i].array ? JoinPath(out, stack[i].index) : JoinPath(out, stack[i].key);
+    }
+    return out;
+  };
+  auto element_done = [&stack]() {
+    if (!stack.empty() && stack.back().array) ++stack.back().index;
+  };
+  Json::parser_callback_t callback = [&](int, Json::parse_event_t event, Json& parsed) {
+    switch (event) {
+      case Json::parse_event_t::object_start:
+      case Json::parse_event_t::array_start: {
+        Frame frame;
+        frame.array = event == Json::parse_event_t::array_start;
+        stack.push_back(std::move(frame));
+        break;
+      }
+      case Json::parse_event_t::key: {
+        Frame& frame = stack.back();
+        frame.key = parsed.get<std::string>();
+        if (!frame.keys.insert(frame.key).second && duplicate.empty()) {
+          duplicate = path(stack.size());
+        }
+        break;
+      }
+      case Json::parse_event_t::object_end:
+      case Json::parse_event_t::array_end:
+        stack.pop_back();
+        element_done();
+        break;
+      case Json::parse_event_t::value:
+        element_done();
+        break;
     }
     return true;
   };
   try {
-    return Json::parse(text.begin(), text.end(), callback);
-  } catch (const DuplicateKey& duplicate) {
-    return Status::BadInput(what + " is not valid here: an object names the key \"" +
-                            duplicate.key + "\" twice");
+    Json discarded = Json::parse(text.begin(), text.end(), callback);
+  } catch (const Json::exception&) {
+    // ParseJson has already accepted the text; nothing to add.
+  }
+  return duplicate;
+}
+
+}  // namespace
+
+Result<Json> ParseJson(std::string_view text, const std::string& what) {
+  try {
+    Json parsed = Json::parse(text.begin(), text.end());
+    const std::string duplicate = FindDuplicateKey(text);
+    if (!duplicate.empty()) {
+      return Status::BadInput(what + ": field \"" + duplicate + "\" appears twice");
+    }
+    return parsed;
   } catch (const Json::parse_error& error) {
     return Status::BadInput(what + " is not valid JSON (at byte " + std::to_string(error.byte) +
                             "): " + error.what());

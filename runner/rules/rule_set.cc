@@ -387,63 +387,6 @@ void ReadReviewFlags(Object object, RuleSet::ReviewFlags* flags) {
   object.Done();
 }
 
-// nlohmann::json keeps the last of two equal keys; a rule set must not say one thing twice.
-// Returns the path of the first key that appears twice in one object, or "".
-std::string FindDuplicateKey(std::string_view text) {
-  struct Frame {
-    bool array = false;
-    size_t index = 0;
-    std::string key;
-    std::set<std::string> keys;
-  };
-  std::vector<Frame> stack;
-  std::string duplicate;
-  auto path = [&stack](size_t depth) {
-    std::string out;
-    for (size_t i = 0; i < depth; ++i) {
-      out = stack[i].array ? JoinPath(out, stack[i].index) : JoinPath(out, stack[i].key);
-    }
-    return out;
-  };
-  auto element_done = [&stack]() {
-    if (!stack.empty() && stack.back().array) ++stack.back().index;
-  };
-  Json::parser_callback_t callback = [&](int, Json::parse_event_t event, Json& parsed) {
-    switch (event) {
-      case Json::parse_event_t::object_start:
-      case Json::parse_event_t::array_start: {
-        Frame frame;
-        frame.array = event == Json::parse_event_t::array_start;
-        stack.push_back(std::move(frame));
-        break;
-      }
-      case Json::parse_event_t::key: {
-        Frame& frame = stack.back();
-        frame.key = parsed.get<std::string>();
-        if (!frame.keys.insert(frame.key).second && duplicate.empty()) {
-          duplicate = path(stack.size());
-        }
-        break;
-      }
-      case Json::parse_event_t::object_end:
-      case Json::parse_event_t::array_end:
-        stack.pop_back();
-        element_done();
-        break;
-      case Json::parse_event_t::value:
-        element_done();
-        break;
-    }
-    return true;
-  };
-  try {
-    Json discarded = Json::parse(text.begin(), text.end(), callback);
-  } catch (const Json::exception&) {
-    // ParseJson has already accepted the text; nothing to add.
-  }
-  return duplicate;
-}
-
 }  // namespace
 
 Result<int64_t> RuleSet::BandForDifficulty(int64_t level) const {
@@ -473,11 +416,6 @@ Result<RuleSet> ParseRuleSet(std::string_view text, const std::string& what) {
     return Status::BadInput(what + ": expected an object at the top, found " +
                             Found(rules.document));
   }
-  const std::string duplicate = FindDuplicateKey(text);
-  if (!duplicate.empty()) {
-    return Status::BadInput(what + ": field \"" + duplicate + "\" appears twice");
-  }
-
   Reader reader(what);
   Object top(&reader, &rules.document, "");
   rules.id = top.String("id");

@@ -68,8 +68,7 @@ TEST(ParseJsonTest, AKeyNamedTwiceInOneObjectIsBadInput) {
   ASSERT_FALSE(parsed.ok());
   EXPECT_EQ(parsed.status().code(), Status::Code::kBadInput);
   EXPECT_NE(parsed.status().message().find("records.json"), std::string::npos);
-  EXPECT_NE(parsed.status().message().find("\"b\" twice"), std::string::npos)
-      << parsed.status().message();
+  EXPECT_EQ(parsed.status().message(), "records.json: field \"a.b\" appears twice");
   // The same key in two objects, nested or side by side, is fine.
   EXPECT_TRUE(ParseJson(R"({"b": {"b": 1}, "c": [{"b": 1}, {"b": 2}]})", "x").ok());
 }
