@@ -12,6 +12,7 @@
 #include "sandbox/reap.h"
 #include "sandbox/spawn.h"
 #include "scorer/draw_source.h"
+#include "scorer/go.h"
 
 namespace ratchet {
 namespace {
@@ -23,44 +24,6 @@ double Seconds(std::chrono::steady_clock::time_point since) {
 
 std::string DrawPhrase(const std::string& dataset, const char* which = "a") {
   return std::string(which) + " " + dataset + " draw";
-}
-
-// One go: inputs written (inside the timed window for the timed call), the reply checked.
-struct GoResult {
-  double ms = 0, parent_ms = 0;
-  std::string labels;
-};
-
-// As the rule set's protocol has it, every go (the calibration's empty calls, the warm-up and
-// the timed call) follows a garbage collection in the worker, outside the timed window, so that
-// the empty round trip is measured on the same sequence as the method's.
-std::optional<CallFailure> Go(WorkerProcess& worker, const Draw* draw, bool null_method,
-                              double timeout_s, const std::string& doing, int64_t test_rows,
-                              double stage_s, const std::vector<float>& zeros_x,
-                              const std::vector<float>& zeros_test_x,
-                              const std::vector<int64_t>& zeros_y, GoResult* result) {
-  Frame reply;
-  if (std::optional<CallFailure> failure =
-          worker.Request(Json{{"cmd", "gc"}}, stage_s, "collecting garbage", &reply)) {
-    return failure;
-  }
-  const auto started = std::chrono::steady_clock::now();
-  Status written = draw ? worker.buffer().Write(draw->train_x, draw->train_y, draw->test_x)
-                        : worker.buffer().Write(zeros_x, zeros_y, zeros_test_x);
-  if (!written.ok()) return CallFailure{"crash", written.message(), /*harness=*/true};
-  std::optional<CallFailure> failure =
-      worker.Request(Json{{"cmd", "go"}, {"null", null_method}}, timeout_s, doing, &reply);
-  result->parent_ms = std::chrono::duration<double, std::milli>(
-                          std::chrono::steady_clock::now() - started).count();
-  if (failure) return failure;
-  auto ms = reply.header.find("ms");
-  if (ms == reply.header.end() || !ms->is_number() || !std::isfinite(ms->get<double>()) ||
-      ms->get<double>() < 0 || reply.payload.size() != static_cast<size_t>(test_rows)) {
-    return CallFailure{"crash", "the method's process sent a malformed result while " + doing};
-  }
-  result->ms = ms->get<double>();
-  result->labels = std::move(reply.payload);
-  return std::nullopt;
 }
 
 // sha256 over train_x, train_y and test_x, in the input buffer's order and byte layout.
@@ -80,6 +43,33 @@ std::vector<Problem> RunOutcome::problems() const {
   return {};
 }
 
+Result<WorkerLaunch> LaunchFor(const Submission& submission, const RuleSet& rules,
+                               const std::vector<std::string>& covered, const std::string& python) {
+  WorkerLaunch launch;
+  if (submission.native) {
+    Result<std::string> worker = NativeWorkerPath();
+    if (!worker.ok()) return worker.status();
+    // The worker runs from a copy in its own folder, like everything else it is given: the build
+    // tree may be out of the sandbox user's reach.
+    launch.argv = {std::string(kWorkerFolderToken) + "/" + BaseName(*worker)};
+    launch.copies = {*worker, submission.library};
+  } else {
+    Result<std::string> worker = PythonWorkerFile("worker.py");
+    if (!worker.ok()) return worker.status();
+    launch.copies = {*worker};
+    launch.files = {{BaseName(submission.path), submission.source}};
+    launch.argv = {python, "-u", "-E", "-s", std::string(kWorkerFolderToken) + "/worker.py"};
+  }
+  launch.covered = covered;
+  launch.train = rules.draw.train;
+  launch.test = rules.draw.test;
+  launch.dims = rules.draw.dims;
+  launch.max_header = static_cast<uint32_t>(rules.limits.max_header);
+  launch.max_reply_bytes = static_cast<uint32_t>(rules.limits.max_reply_bytes);
+  launch.log_bytes = static_cast<size_t>(rules.limits.worker_log_bytes);
+  return launch;
+}
+
 Result<RunOutcome> ScoreOnce(const RunInputs& inputs, const ProgressSink& say) {
   const RuleSet& rules = *inputs.rules;
   const auto run_started = std::chrono::steady_clock::now();
@@ -95,31 +85,10 @@ Result<RunOutcome> ScoreOnce(const RunInputs& inputs, const ProgressSink& say) {
   outcome.plan = *plan;
   DrawSource draws(inputs.seed, inputs.datasets);
 
-  WorkerLaunch launch;
-  if (inputs.submission.native) {
-    Result<std::string> worker = NativeWorkerPath();
-    if (!worker.ok()) return worker.status();
-    // The worker runs from a copy in its own folder, like everything else it is given: the build
-    // tree may be out of the sandbox user's reach.
-    launch.argv = {std::string(kWorkerFolderToken) + "/" + BaseName(*worker)};
-    launch.copies = {*worker, inputs.submission.library};
-  } else {
-    Result<std::string> worker = PythonWorkerFile("worker.py");
-    if (!worker.ok()) return worker.status();
-    launch.copies = {*worker};
-    launch.files = {{BaseName(inputs.submission.path), inputs.submission.source}};
-    launch.argv = {inputs.python, "-u", "-E", "-s", std::string(kWorkerFolderToken) + "/worker.py"};
-  }
-  launch.covered = inputs.covered;
-  launch.train = rules.draw.train;
-  launch.test = rules.draw.test;
-  launch.dims = rules.draw.dims;
-  launch.max_header = static_cast<uint32_t>(rules.limits.max_header);
-  launch.max_reply_bytes = static_cast<uint32_t>(rules.limits.max_reply_bytes);
-  launch.log_bytes = static_cast<size_t>(rules.limits.worker_log_bytes);
-  const std::vector<float> zeros_x(static_cast<size_t>(rules.draw.train * rules.draw.dims), 0.0f);
-  const std::vector<float> zeros_test_x(static_cast<size_t>(rules.draw.test * rules.draw.dims), 0.0f);
-  const std::vector<int64_t> zeros_y(static_cast<size_t>(rules.draw.train), 0);
+  Result<WorkerLaunch> launched = LaunchFor(inputs.submission, rules, inputs.covered, inputs.python);
+  if (!launched.ok()) return launched.status();
+  const WorkerLaunch& launch = *launched;
+  const EmptyInputs empty(rules.draw);
   const bool sandbox_full = DescribeSandbox().full;
   const size_t count = outcome.plan.calls.size();
 
@@ -202,9 +171,13 @@ Result<RunOutcome> ScoreOnce(const RunInputs& inputs, const ProgressSink& say) {
     std::vector<double> samples;
     for (int64_t i = 0; i < rules.timing.calibration_calls; ++i) {
       GoResult result;
-      if (std::optional<CallFailure> failure =
-              Go(worker, nullptr, true, rules.limits.null_call_s, "calibrating the protocol",
-                 rules.draw.test, rules.limits.stage_s, zeros_x, zeros_test_x, zeros_y, &result)) {
+      GoRequest request;
+      request.empty = &empty;
+      request.null_method = true;
+      request.timeout_s = rules.limits.null_call_s;
+      request.stage_s = rules.limits.stage_s;
+      request.doing = "calibrating the protocol";
+      if (std::optional<CallFailure> failure = Go(worker, request, rules.draw.test, &result)) {
         failure->harness = true;
         return fail(*failure);
       }
@@ -221,19 +194,22 @@ Result<RunOutcome> ScoreOnce(const RunInputs& inputs, const ProgressSink& say) {
     }
     const double warm_limit_s =
         (index == 0 ? rules.limits.warmup_max_call_ms : rules.limits.later_warmup_max_call_ms) / 1e3;
+    GoRequest warm_request;
+    warm_request.draw = &*warm;
+    warm_request.timeout_s = warm_limit_s;
+    warm_request.stage_s = rules.limits.stage_s;
+    warm_request.doing = "running the method on the untimed warm-up on " + DrawPhrase(warm->dataset);
     GoResult warm_result;
-    if (std::optional<CallFailure> failure =
-            Go(worker, &*warm, false, warm_limit_s,
-               "running the method on the untimed warm-up on " + DrawPhrase(warm->dataset),
-               rules.draw.test, rules.limits.stage_s, zeros_x, zeros_test_x, zeros_y,
-               &warm_result)) {
+    if (std::optional<CallFailure> failure = Go(worker, warm_request, rules.draw.test, &warm_result)) {
       return fail(*failure);
     }
+    GoRequest timed_request;
+    timed_request.draw = &*timed;
+    timed_request.timeout_s = rules.limits.max_call_ms / 1e3 + rules.limits.timed_call_grace_s;
+    timed_request.stage_s = rules.limits.stage_s;
+    timed_request.doing = "running the method on " + DrawPhrase(timed->dataset);
     GoResult timed_result;
-    if (std::optional<CallFailure> failure =
-            Go(worker, &*timed, false, rules.limits.max_call_ms / 1e3 + rules.limits.timed_call_grace_s,
-               "running the method on " + DrawPhrase(timed->dataset), rules.draw.test,
-               rules.limits.stage_s, zeros_x, zeros_test_x, zeros_y, &timed_result)) {
+    if (std::optional<CallFailure> failure = Go(worker, timed_request, rules.draw.test, &timed_result)) {
       return fail(*failure);
     }
     if (timed_result.ms > rules.limits.max_call_ms) {

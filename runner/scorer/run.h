@@ -80,6 +80,11 @@ struct RunOutcome {
 // Lines of progress for a person (the caller decides where they go).
 using ProgressSink = std::function<void(const std::string& line)>;
 
+// How a worker for `submission` is started: ratchet-worker with the built library for a native
+// submission, worker.py under `python` otherwise; `covered` folders hidden from it.
+Result<WorkerLaunch> LaunchFor(const Submission& submission, const RuleSet& rules,
+                               const std::vector<std::string>& covered, const std::string& python);
+
 // A harness failure before any call (a missing dataset, a worker program that is absent) is an
 // error Status; one during a call is the outcome's harness_failure; anything the method does is
 // in the outcome.
