@@ -1,113 +1,11 @@
 #include "audit/energy.h"
 
 #include <algorithm>
-#include <map>
 
 #include "audit/numbers.h"
-#include "rules/judge.h"
 #include "rules/pyformat.h"
 
 namespace ratchet {
-namespace {
-
-// The windows the protocol measures, in the order it measures them.
-const char* const kWindowOrder[] = {"idle 1", "reference", "idle 2", "control",
-                                    "idle 3", "method",    "idle 4"};
-
-bool IsIdle(const std::string& name) { return name.rfind("idle", 0) == 0; }
-
-}  // namespace
-
-Result<EnergyColumn> RecomputeEnergy(const std::vector<EnergyWindow>& windows,
-                                     const std::string& device_name, double timed_mnist_ms_median,
-                                     int64_t band_bp, const RuleSet& rules) {
-  // By name, the last of a name winning, as a lookup table built from the list would.
-  std::map<std::string, const EnergyWindow*> named;
-  for (const EnergyWindow& window : windows) named[window.name] = &window;
-  for (const char* name : kWindowOrder) {
-    if (named.count(name) == 0)
-      return Status::BadInput(std::string("no window named \"") + name + "\"");
-  }
-  const EnergyWindow& ref = *named["reference"];
-  const EnergyWindow& empty = *named["control"];
-  const EnergyWindow& run = *named["method"];
-  if (empty.calls < 1) return Status::BadInput("the control window made no calls");
-  if (run.calls < 1 || run.ms.empty() || run.correct.empty()) {
-    return Status::BadInput("the method window made no calls");
-  }
-  auto watts = [&](const char* name) { return named[name]->joules / named[name]->seconds; };
-  auto net_j = [&](const char* name, const char* before, const char* after) {
-    return named[name]->joules - (watts(before) + watts(after)) / 2 * named[name]->seconds;
-  };
-
-  EnergyColumn out;
-  const int64_t flops = 2 * ref.dim * ref.dim * ref.dim * ref.matmuls;
-  out.j_per_tflop = net_j("reference", "idle 1", "idle 2") / (static_cast<double>(flops) / 1e12);
-  out.tflops_per_s = static_cast<double>(flops) / 1e12 / ref.seconds;
-  out.exact = ref.exact;
-  out.control_mj_per_call =
-      net_j("control", "idle 2", "idle 3") * 1e3 / static_cast<double>(empty.calls);
-  out.control_calls = empty.calls;
-  out.net_mj_before_control =
-      net_j("method", "idle 3", "idle 4") * 1e3 / static_cast<double>(run.calls);
-  out.ms_median = Median(run.ms);
-  out.timed_mnist_ms_median = timed_mnist_ms_median;
-  out.band = rules.ReferenceBandFor(device_name);
-  const int64_t test = rules.draw.test;
-  const int64_t floor = RequiredCorrect(test, band_bp + rules.accuracy.draw_slack_bp);
-  const double factor = rules.dispersion.factor, slack_ms = rules.dispersion.slack_ms;
-
-  std::vector<std::string>& problems = out.problems;
-  if (std::any_of(windows.begin(), windows.end(),
-                  [](const EnergyWindow& w) { return w.seconds <= 0 || w.joules < 0; })) {
-    problems.push_back("the board's energy counter went backwards");
-  }
-  if (!ref.exact) problems.push_back("the telemetry reference computed a wrong product");
-  if (out.band != nullptr && !(out.band->j_per_tflop.Contains(out.j_per_tflop) &&
-                               out.band->tflops_per_s.Contains(out.tflops_per_s))) {
-    problems.push_back("the board's power telemetry is implausible: the reference read " +
-                       FormatFixed(out.j_per_tflop, 2) + " J/TFLOP above idle at " +
-                       FormatFixed(out.tflops_per_s, 1) + " TFLOP/s, where a healthy " +
-                       device_name + " reads " + FormatGeneral(out.band->j_per_tflop.low) + "-" +
-                       FormatGeneral(out.band->j_per_tflop.high) + " J/TFLOP at " +
-                       FormatGeneral(out.band->tflops_per_s.low) + "-" +
-                       FormatGeneral(out.band->tflops_per_s.high) + " TFLOP/s");
-  }
-  bool busy = false, shared = false;
-  for (const EnergyWindow& w : windows) {
-    if (!IsIdle(w.name)) continue;
-    busy = busy || w.utilization_max != 0;
-    shared = shared || w.contexts.value_or(0) > 1;
-  }
-  if (busy)
-    problems.push_back("the GPU was busy in an idle window, with the method's processes frozen");
-  if (shared) problems.push_back("another process held a CUDA context on the GPU");
-  const int64_t weakest = *std::min_element(run.correct.begin(), run.correct.end());
-  if (weakest < floor) {
-    problems.push_back("a draw in the energy window scored " + FormatGrouped(weakest) + "/" +
-                       FormatGrouped(test) + "; no timed MNIST draw may fall below " +
-                       FormatGrouped(floor));
-  }
-  if (!(timed_mnist_ms_median / factor - slack_ms <= out.ms_median &&
-        out.ms_median <= factor * timed_mnist_ms_median + slack_ms)) {
-    problems.push_back("calls in the energy window took " + FormatFixed(out.ms_median, 3, true) +
-                       " ms (median) against " + FormatFixed(timed_mnist_ms_median, 3, true) +
-                       " ms in the timed calls; every call must do the same work");
-  }
-  if (out.net_mj_before_control - out.control_mj_per_call <= 0) {
-    problems.push_back("the method's window read no energy above idle");
-  }
-  if (problems.empty()) out.mj_per_call = out.net_mj_before_control - out.control_mj_per_call;
-  out.gross_mj_per_call = run.joules * 1e3 / static_cast<double>(run.calls);
-  out.idle_w = (watts("idle 3") + watts("idle 4")) / 2;
-  out.active_w = watts("method");
-  out.calls = run.calls;
-  out.seconds = run.seconds;
-  for (int64_t c : run.correct) out.correct += c;
-  out.total = run.calls * test;
-  return out;
-}
-
 namespace {
 
 // Reads the windows of a record; nullopt (with findings) when one is malformed.
@@ -133,7 +31,7 @@ std::optional<std::vector<EnergyWindow>> ParseWindows(const Json& list, const st
     w.name = *name;
     w.seconds = *seconds;
     w.joules = *joules;
-    if (IsIdle(w.name)) {
+    if (IsIdleWindow(w.name)) {
       std::optional<int64_t> busy = reader.Integer(item, at, "utilization_max");
       if (!item.contains("contexts")) {
         reader.result()->Breaks(reader.Where(JoinPath(at, "contexts")), "missing");
@@ -212,7 +110,7 @@ bool CheckWindows(const std::vector<EnergyWindow>& windows, const std::string& p
   bool ok = true;
   std::vector<std::string> names;
   for (const EnergyWindow& w : windows) names.push_back(w.name);
-  const std::vector<std::string> expected(std::begin(kWindowOrder), std::end(kWindowOrder));
+  const std::vector<std::string>& expected = EnergyWindowOrder();
   if (names != expected) {
     std::string listed;
     for (const std::string& name : names) listed += (listed.empty() ? "" : ", ") + name;
@@ -226,7 +124,7 @@ bool CheckWindows(const std::vector<EnergyWindow>& windows, const std::string& p
     const EnergyWindow& w = windows[i];
     const std::string at = JoinPath(path, i);
     double least = 0;
-    if (IsIdle(w.name)) least = e.idle_s;
+    if (IsIdleWindow(w.name)) least = e.idle_s;
     if (w.name == "reference") least = e.reference_s;
     if (w.name == "control") least = e.control_window_s;
     if (w.name == "method") least = e.energy_window_s;
@@ -389,12 +287,7 @@ std::optional<EnergyColumn> AuditEnergy(const Json& energy, const std::string& p
       agrees = false;
     }
     // The band the record applied must be the rule set's, not one of its own.
-    Json band =
-        column->band == nullptr
-            ? Json()
-            : Json::array(
-                  {Json::array({column->band->j_per_tflop.low, column->band->j_per_tflop.high}),
-                   Json::array({column->band->tflops_per_s.low, column->band->tflops_per_s.high})});
+    const Json band = BandJson(column->band);
     if (!ref->contains("band")) {
       result.Breaks(reader.Where(JoinPath(ref_path, "band")), "missing");
       agrees = false;

@@ -531,11 +531,32 @@ Result<RunOutcomeFacts> AuditRun(EvidenceContext& context, const RecordFacts& re
         "labels/ and logs/ of its calls)");
   }
 
-  // The energy column, when the run has one.
+  // The energy column, when the run has one; the report's entry for it says the same.
   const std::string energy_file = folder + "/energy.json";
-  if (context.items.count(energy_file) > 0) {
+  const std::string report_energy = "report.json: " + JoinPath(report_path, "energy");
+  if (context.items.count(energy_file) == 0) {
+    const Json claimed = report_run.value("energy", Json());
+    if (claimed.is_object() && claimed.value("mj_per_call", Json()).is_number()) {
+      result->Breaks(report_energy, "claims an energy column, but the run has no energy.json");
+    }
+    const Json lane =
+        context.contract.is_object() ? context.contract.value("lane", Json()) : Json();
+    const Json device = lane.is_object() ? lane.value("device", Json()) : Json();
+    if (facts.qualified && device.is_object() && device.value("kind", Json()) == Json("cuda")) {
+      result->Note(folder + "/",
+                   "a run that qualified on a GPU lane has no energy.json: its "
+                   "energy column is not in the evidence");
+    }
+  } else {
     std::optional<Json> energy =
         ReadRunJson(context, energy_file, "the energy column cannot be checked", result);
+    if (energy && report_run.contains("energy")) {
+      Json summary = *energy;
+      if (summary.is_object()) summary.erase("windows");
+      if (report_run["energy"] != summary) {
+        result->Breaks(report_energy, "is not " + energy_file + " without its windows");
+      }
+    }
     if (energy && !facts.qualified) {
       result->Breaks(energy_file, "an energy column for a run that did not qualify");
     } else if (energy && calls) {

@@ -60,9 +60,16 @@ std::string DeviceText(const Json& device) {
   if (device.value("kind", "") != "cuda") return Text(device["kind"]);
   std::string power =
       device["power_limit_w"].is_null() ? "unknown" : device["power_limit_w"].dump() + " W";
+  auto count = [&](const char* key) {
+    const Json& value = device.value(key, Json());
+    return value.is_number_integer() ? value.dump() : std::string("unknown");
+  };
+  std::string l2 = device.value("l2_bytes", Json()).is_number_integer()
+                       ? std::to_string(device["l2_bytes"].get<int64_t>() >> 20) + " MiB"
+                       : "unknown";
   return "cuda " + Text(device["name"]) + ", driver " + Text(device["driver"]) + ", CUDA " +
          Text(device["cuda_driver"]) + ", VBIOS " + Text(device["vbios"]) + ", power limit " +
-         power;
+         power + ", L2 " + l2 + ", " + count("sm_count") + " SMs";
 }
 
 // The members of `table` as "    NAME VALUE" lines, the values in one column; `value` words each.

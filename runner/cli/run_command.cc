@@ -27,13 +27,14 @@ namespace ratchet {
 
 const char kRunUsage[] =
     "usage: ratchet run --baseline FILE [--record ID ...] [--runs N] [--out DIR] [--require-lane]\n"
-    "                   [--json] [--data DIR] [--python PATH] [--rules FILE]\n"
+    "                   [--no-energy] [--json] [--data DIR] [--python PATH] [--rules FILE]\n"
     "\n"
     "Scores every record of the baseline FILE (records.json; docs/baseline.md), or the records\n"
     "named, each timed call in a fresh sandboxed worker, into one evidence directory; then\n"
     "compares the contract and every outcome and timing with the reviewed baseline and lists\n"
     "every difference with its code before it exits. A time outside its tolerance is scored once\n"
-    "more, and reported as spurious when it does not reproduce.\n"
+    "more, and reported as spurious when it does not reproduce. On a GPU, each run that qualifies\n"
+    "is followed by its energy column (docs/energy.md), which never changes an outcome.\n"
     "\n"
     "  --baseline FILE  the baseline; submission and evidence paths in it are relative to its folder\n"
     "  --record ID      score this record only (repeatable; default: every record)\n"
@@ -42,6 +43,7 @@ const char kRunUsage[] =
     "  --out DIR        the evidence directory, which must not exist\n"
     "                   (default: evidence/run-<UTC time>-<seed commit prefix>)\n"
     "  --require-lane   a lane the baseline has not reviewed is an error (default: a note)\n"
+    "  --no-energy      skip the energy column on a GPU (each run's energy.json then says so)\n"
     "  --json           print the result as JSON on stdout (progress goes to stderr)\n"
     "  --data DIR       search DIR first for datasets (see `ratchet datasets --help`)\n"
     "  --python PATH    the interpreter for Python submissions (default: $RATCHET_PYTHON, else\n"
@@ -83,7 +85,7 @@ int Run(CommandContext& context) {
   Result<Args> args = Args::Parse(
       context.argv, {{"baseline", true}, {"record", true, true}, {"runs", true}, {"out", true},
                      {"require-lane", false}, {"json", false}, {"data", true}, {"python", true},
-                     {"rules", true}});
+                     {"rules", true}, {"no-energy", false}});
   if (!args.ok()) return fail(args.status());
   if (!args->positional().empty()) {
     return fail(Status::Usage("unexpected argument '" + args->positional().front() + "'"));

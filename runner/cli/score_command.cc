@@ -15,18 +15,22 @@ namespace ratchet {
 
 const char kScoreUsage[] =
     "usage: ratchet score FILE[:function] [--difficulty N | --band BP] [--runs N] [--out DIR]\n"
-    "                     [--data DIR] [--python PATH] [--rules FILE]\n"
+    "                     [--no-energy] [--data DIR] [--python PATH] [--rules FILE]\n"
     "\n"
     "Scores one submission: a Python method file (FILE.py, the function named or the single\n"
     "top-level one) or a native one (FILE.cpp, defining method() with RATCHET_METHOD). Every timed\n"
     "call runs in a fresh sandboxed worker; docs/scoring.md describes a run step by step.\n"
     "Prints a line per call, the summary and the ranked time, and writes the evidence directory.\n"
+    "On a GPU, a run that qualifies is followed by its energy column (docs/energy.md): one more\n"
+    "worker runs the method back to back between idle windows while the board's energy counter\n"
+    "is read; it never changes the outcome.\n"
     "\n"
     "  --difficulty N  the error band of difficulty N (1-5; default 1: 5.40%)\n"
     "  --band BP       the error band in basis points instead (1-9999; 540 = 5.40%)\n"
     "  --runs N        score it N times (default 1); the ranked time is the median\n"
     "  --out DIR       the evidence directory, which must not exist\n"
     "                  (default: evidence/score-<UTC time>-<seed commit prefix>)\n"
+    "  --no-energy     skip the energy column on a GPU (energy.json then says so)\n"
     "  --data DIR      search DIR first for datasets (see `ratchet datasets --help`)\n"
     "  --python PATH   the interpreter for Python submissions, recorded in the lane for native ones\n"
     "                  too (default: $RATCHET_PYTHON, else the first python3 on PATH that imports\n"
@@ -42,7 +46,7 @@ int Run(CommandContext& context) {
   auto fail = [&](const Status& status) { return ReportError(context.err, "score", status); };
   Result<Args> args = Args::Parse(context.argv, {{"difficulty", true}, {"band", true}, {"runs", true},
                                                  {"out", true}, {"data", true}, {"python", true},
-                                                 {"rules", true}});
+                                                 {"rules", true}, {"no-energy", false}});
   if (!args.ok()) return fail(args.status());
   if (args->positional().size() != 1) {
     return fail(Status::Usage(args->positional().empty() ? "name a method file: FILE.py[:function] or FILE.cpp"

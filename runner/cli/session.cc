@@ -17,6 +17,7 @@
 #include "core/file.h"
 #include "core/sha256.h"
 #include "data/pool.h"
+#include "energy/measure.h"
 #include "evidence/layout.h"
 #include "rules/judge.h"
 #include "rules/pyformat.h"
@@ -56,7 +57,9 @@ Json CallsJson(const RunOutcome& outcome) {
                      {"correct", call.correct},
                      {"total", call.total},
                      {"worker_exit", call.worker_exit},
-                     {"log_bytes", call.log_total_bytes}});
+                     {"log_bytes", call.log_total_bytes},
+                     {"worker", call.hello},
+                     {"phases", call.phases}});
   }
   return calls;
 }
@@ -121,6 +124,7 @@ SessionOptions SessionOptionsFromArgs(const Args& args, const char* command) {
   options.rules_path = args.Get("rules");
   options.out = args.Get("out");
   options.out_prefix = command;
+  options.energy = !args.Has("no-energy");
   return options;
 }
 
@@ -173,6 +177,14 @@ std::vector<std::string> RecordResult::broken() const {
   return std::vector<std::string>(rules.begin(), rules.end());
 }
 
+Json RecordResult::EnergyJson() const {
+  // The column is measured once per record, on its first qualified run (as the seed measures it
+  // once per scoring); its figure is the record's.
+  const bool measured = qualified && !energy_mj.empty();
+  return {{"mj_per_call", measured ? Json(Median(energy_mj)) : Json()},
+          {"runs_measured", energy_mj.size()}};
+}
+
 Json RecordResult::ReportJson(int64_t band_bp) const {
   std::optional<double> ranked_time = ranked_ms();
   return {{"submission", file},
@@ -181,6 +193,7 @@ Json RecordResult::ReportJson(int64_t band_bp) const {
           {"band_bp", band_bp},
           {"outcome", {{"status", qualified ? "qualified" : "disqualified"}, {"broken", broken()}}},
           {"ranked_ms", ranked_time ? Json(*ranked_time) : Json()},
+          {"energy", EnergyJson()},
           {"review_flags", review_flags},
           {"runs", runs}};
 }
@@ -355,6 +368,7 @@ Result<RecordResult> ScoringSession::Score(const RecordSpec& record, int runs, i
     result.problems = outcome.problems();
     return result;
   }
+  bool energy_measured = false;  // the column is measured after the first qualified run only
   for (int run = first_run; run < first_run + runs; ++run) {
     if (runs > 1 || first_run > 1) {
       context_.out << "run " << run << "/" << first_run + runs - 1 << "\n";
@@ -399,15 +413,31 @@ Result<RecordResult> ScoringSession::Score(const RecordSpec& record, int runs, i
     for (const Problem& problem : outcome->problems()) {
       context_.out << "disqualified: " << problem.message << "\n";
     }
-    result.runs.push_back(
-        {{"run", run},
-         {"qualified", outcome->qualified()},
-         {"ranked_ms", outcome->qualified() ? Json(outcome->judgement->ranked_ms) : Json()},
-         {"summary", outcome->judgement ? Json(outcome->judgement->summary) : Json()},
-         {"problems", ProblemsJson(outcome->problems())},
-         {"holdout", outcome->plan.holdout},
-         {"warmup", outcome->plan.warmup},
-         {"single_foreign", outcome->plan.single_foreign}});
+    Json entry = {
+        {"run", run},
+        {"qualified", outcome->qualified()},
+        {"ranked_ms", outcome->qualified() ? Json(outcome->judgement->ranked_ms) : Json()},
+        {"summary", outcome->judgement ? Json(outcome->judgement->summary) : Json()},
+        {"problems", ProblemsJson(outcome->problems())},
+        {"holdout", outcome->plan.holdout},
+        {"warmup", outcome->plan.warmup},
+        {"single_foreign", outcome->plan.single_foreign}};
+    if (outcome->qualified()) {
+      bool stopped = false;
+      Result<Json> energy =
+          ScoreEnergy(record, run, *prepared, *outcome, energy_measured, &stopped);
+      energy_measured = true;
+      if (!energy.ok()) return energy.status();
+      if (stopped) {
+        result.interrupted = true;
+        result.qualified = false;
+        return result;
+      }
+      entry["energy"] = *energy;
+      const Json mj = energy->value("mj_per_call", Json());
+      if (mj.is_number()) result.energy_mj.push_back(mj.get<double>());
+    }
+    result.runs.push_back(entry);
     if (outcome->qualified()) {
       result.ranked.push_back(outcome->judgement->ranked_ms);
     } else {
@@ -416,6 +446,68 @@ Result<RecordResult> ScoringSession::Score(const RecordSpec& record, int runs, i
     }
   }
   return result;
+}
+
+Result<Json> ScoringSession::ScoreEnergy(const RecordSpec& record, int run,
+                                         const Prepared& prepared, const RunOutcome& outcome,
+                                         bool measured_before, bool* interrupted) {
+  auto say = [&](const std::string& line) {
+    context_.out << line << "\n";
+    context_.out.flush();
+  };
+  // The workers' device, as the timed calls' hello gave it.
+  const Json hello = outcome.calls.empty() ? Json() : outcome.calls.front().hello;
+  const Json device = hello.is_object() ? hello.value("device", Json()) : Json();
+  if (device != Json("cuda")) {
+    // No board to read: CPU timings are never compared, nor is there an energy column.
+    const std::string lane = device.is_string() && device != Json("cpu")
+                                 ? "\"" + device.get<std::string>() + "\""
+                                 : std::string("CPU");
+    const std::string reason = "a " + lane +
+                               " lane has no energy column (it is read from a GPU's "
+                               "energy counter)";
+    say("energy: none: " + reason);
+    return EnergyNotMeasuredJson(reason);
+  }
+  const std::string file = RunFolder(record.id, run) + "/energy.json";
+  if (!options_.energy) {
+    const Json skipped = EnergyNotMeasuredJson("skipped (--no-energy)");
+    say("energy not measured: skipped (--no-energy)");
+    RATCHET_RETURN_IF_ERROR(evidence_->WriteJson(file, skipped));
+    return skipped;
+  }
+  if (measured_before) {
+    // About 70 s of windows that another run of the same file would only repeat.
+    const std::string reason = "measured once per record, after its first qualified run";
+    const Json skipped = EnergyNotMeasuredJson(reason);
+    say("energy: " + reason);
+    RATCHET_RETURN_IF_ERROR(evidence_->WriteJson(file, skipped));
+    return skipped;
+  }
+  EnergyInputs inputs;
+  inputs.submission = prepared.submission;
+  inputs.covered = covered_;
+  inputs.python = python_;
+  inputs.rules = &rules_;
+  inputs.seed = SeedOfRecordRun(seed_, record.id, run);
+  inputs.datasets = datasets_;
+  inputs.warmup_dataset = outcome.plan.warmup;
+  std::vector<double> mnist_ms;
+  for (const CallRecord& call : outcome.calls) {
+    if (call.dataset == rules_.datasets.mnist) mnist_ms.push_back(call.ms);
+  }
+  inputs.timed_mnist_ms_median = Median(mnist_ms);
+  inputs.band_bp = record.band_bp;
+  inputs.interrupted = &g_interrupted;
+  say(EnergyIntroLine(rules_));
+  EnergyOutcome energy = MeasureEnergyColumn(inputs, [] { return OpenNvml(); });
+  if (energy.interrupted) {
+    *interrupted = true;
+    return Json();
+  }
+  for (const std::string& line : EnergyLines(energy)) say(line);
+  RATCHET_RETURN_IF_ERROR(evidence_->WriteJson(file, energy.evidence));
+  return energy.ReportJson();
 }
 
 Status ScoringSession::Finish(const char* status, int exit_code, const std::string& message) {

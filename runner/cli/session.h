@@ -33,6 +33,8 @@ struct SessionOptions {
   std::string out_prefix = "score";
   // Whether any submission is a Python file: then an interpreter with torch is required.
   bool needs_python = false;
+  // Measure the energy column after each run that qualifies on a GPU (--no-energy: false).
+  bool energy = true;
 };
 
 // One record to score: `spec` is FILE[:function] as `ratchet score` takes it.
@@ -50,11 +52,15 @@ struct RecordResult {
   std::optional<Status> harness_error;  // the harness could not finish a run
   std::vector<Problem> problems;        // of every run that did not qualify
   std::vector<double> ranked;           // of the runs that qualified
+  std::vector<double> energy_mj;        // the energy columns measured (mJ per call above idle)
   std::string source_sha256;
   std::string file;      // the submission's file name
   std::string function;  // the function scored
   std::vector<std::string> review_flags;
   Json runs = Json::array();  // the report's per-run entries
+  // The report's "energy": the median of `energy_mj` when every run qualified and each has a
+  // column, else null, and how many runs have one.
+  Json EnergyJson() const;
   // Median of `ranked` when qualified.
   std::optional<double> ranked_ms() const;
   std::vector<std::string> broken() const;  // the rule ids of `problems`, sorted, each once
@@ -97,6 +103,12 @@ class ScoringSession {
  private:
   ScoringSession(CommandContext& context, const SessionOptions& options);
   Status Finish(const char* status, int exit_code, const std::string& message);
+  // After a run that qualified: the energy column on a GPU lane (energy.json in the run's
+  // folder) when no earlier run of the record measured it, a note on a CPU lane. Returns the
+  // run's report entry for it; an error only when the evidence cannot be written. Sets
+  // `*interrupted` when a signal stopped it.
+  Result<Json> ScoreEnergy(const RecordSpec& record, int run, const Prepared& prepared,
+                           const RunOutcome& outcome, bool measured_before, bool* interrupted);
 
   CommandContext& context_;
   SessionOptions options_;

@@ -22,7 +22,9 @@ Json DeviceJson(const DeviceFacts& device) {
           {"driver", NullIfEmpty(device.driver)},
           {"cuda_driver", NullIfEmpty(device.cuda_driver)},
           {"vbios", NullIfEmpty(device.vbios)},
-          {"power_limit_w", power}};
+          {"power_limit_w", power},
+          {"l2_bytes", device.l2_bytes ? Json(*device.l2_bytes) : Json(nullptr)},
+          {"sm_count", device.sm_count ? Json(*device.sm_count) : Json(nullptr)}};
 }
 
 void Diff(const Json& a, const Json& b, const std::string& path,

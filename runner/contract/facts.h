@@ -30,6 +30,10 @@ struct DeviceFacts {
   std::optional<std::string> cuda_driver;  // the CUDA version the driver provides: "12.4"
   std::optional<std::string> vbios;
   std::optional<unsigned> power_limit_mw;  // the power management limit, milliwatts
+  // What NVML does not say, asked of CUDA through the interpreter's torch (python.h): the L2
+  // cache, which sizes the flush before every call, and the streaming multiprocessors.
+  std::optional<int64_t> l2_bytes;
+  std::optional<int64_t> sm_count;
   // The board's identity: evidence of which board ran, never part of a lane, which many boards
   // of one model share.
   std::optional<std::string> uuid;

@@ -80,6 +80,13 @@ Result<ContractInputs> GatherContractInputs(const ContractOptions& options) {
   if (!machine.ok()) return machine.status();
   inputs.machine = std::move(*machine);
   inputs.machine.python = options.python;
+  DeviceFacts& device = inputs.machine.device;
+  if (device.kind == "cuda" && options.python) {
+    Result<CudaProperties> properties = ProbeCudaProperties(options.python->path, device.uuid);
+    if (!properties.ok()) return properties.status();
+    device.l2_bytes = properties->l2_bytes;
+    device.sm_count = properties->sm_count;
+  }
   return inputs;
 }
 

@@ -1,5 +1,6 @@
 #include "contract/python.h"
 
+#include <cstdio>
 #include <cstdlib>
 
 #include "core/subprocess.h"
@@ -33,7 +34,36 @@ Result<std::optional<PythonFacts>> Search(const std::optional<std::string>& flag
   return std::optional<PythonFacts>();
 }
 
+// Prints "<l2 bytes> <sm count>" of the board whose "GPU-<uuid>" is argv[1] (device 0 when empty).
+constexpr char kCudaProbe[] =
+    "import sys, torch\n"
+    "want = sys.argv[1]\n"
+    "for i in range(torch.cuda.device_count()):\n"
+    "    p = torch.cuda.get_device_properties(i)\n"
+    "    if not want or 'GPU-%s' % p.uuid == want or i == 0 and torch.cuda.device_count() == 1:\n"
+    "        print(p.L2_cache_size, p.multi_processor_count)\n"
+    "        break\n"
+    "else:\n"
+    "    sys.exit('no CUDA device ' + (want or '0'))\n";
+
 }  // namespace
+
+Result<CudaProperties> ProbeCudaProperties(const std::string& python,
+                                           const std::optional<std::string>& uuid) {
+  Result<ProcessResult> run =
+      RunProcess({python, "-E", "-s", "-c", kCudaProbe, uuid.value_or("")}, 120);
+  if (!run.ok()) return run.status().Annotate("asking CUDA for the board's L2 and SM count");
+  CudaProperties properties;
+  if (run->exit_code != 0 ||
+      std::sscanf(run->out.c_str(), "%ld %ld", &properties.l2_bytes, &properties.sm_count) != 2 ||
+      properties.l2_bytes <= 0 || properties.sm_count <= 0) {
+    std::string detail = run->err.size() > 400 ? run->err.substr(run->err.size() - 400) : run->err;
+    return Status::Unavailable(python + " could not read the board's L2 size and SM count through "
+                               "torch.cuda (exit " + std::to_string(run->exit_code) + "): " +
+                               detail);
+  }
+  return properties;
+}
 
 Result<PythonFacts> ProbePython(const std::string& path) {
   Result<ProcessResult> run = RunProcess({path, "-E", "-s", "-c", kProbe}, 120);

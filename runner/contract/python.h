@@ -4,6 +4,7 @@
 #ifndef RATCHET_CONTRACT_PYTHON_H_
 #define RATCHET_CONTRACT_PYTHON_H_
 
+#include <cstdint>
 #include <optional>
 #include <string>
 
@@ -19,6 +20,16 @@ struct PythonFacts {
 
 // Probes one interpreter: it must run and import torch.
 Result<PythonFacts> ProbePython(const std::string& path);
+
+// What CUDA itself says of a board that NVML cannot: its L2 cache and its streaming
+// multiprocessors, read through the interpreter's torch in a child process (ratchet never loads
+// CUDA). The board is the one whose UUID is `uuid` ("GPU-..."), or device 0 without one.
+struct CudaProperties {
+  int64_t l2_bytes = 0;
+  int64_t sm_count = 0;
+};
+Result<CudaProperties> ProbeCudaProperties(const std::string& python,
+                                           const std::optional<std::string>& uuid);
 
 // --python (flag), then $RATCHET_PYTHON, then PATH. An interpreter named by the flag or the
 // variable that cannot import torch is an error (exit 2); none on PATH is Unavailable (exit 3).

@@ -12,6 +12,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <cstring>
@@ -102,11 +103,33 @@ Status SignalAllAs(uid_t uid, int sig) {
   return Status::Ok();
 }
 
-Status KillEveryProcess(uid_t uid) {
+// Whether the kernel has begun to end `pid`: PF_EXITING (0x4) in the flags of /proc/PID/stat, set
+// as a process starts to exit, before it lets go of its memory and devices. Such a process never
+// runs its own code again. False when it cannot be read (gone meanwhile counts as gone elsewhere).
+bool Exiting(pid_t pid) {
+  Result<std::string> text = ReadFile("/proc/" + std::to_string(pid) + "/stat", 1 << 12);
+  if (!text.ok()) return true;  // gone
+  // The command name (field 2) is in parentheses and may hold anything: count from after it.
+  size_t close = text->rfind(')');
+  if (close == std::string::npos) return false;
+  std::istringstream fields(text->substr(close + 1));
+  std::string state, field;
+  fields >> state;                                 // field 3
+  for (int i = 4; i < 9 && fields >> field; ++i) {  // fields 4..8
+  }
+  unsigned long flags = 0;
+  if (!(fields >> flags)) return false;  // field 9
+  return (flags & 0x4) != 0;
+}
+
+Status KillEveryProcess(uid_t uid, bool until_exiting = false) {
   auto deadline = std::chrono::steady_clock::now() + kKillDeadline;
   for (;;) {
     RATCHET_RETURN_IF_ERROR(SignalUser(uid, SIGKILL));
     std::vector<pid_t> live = ProcessesOfUser(uid);
+    if (until_exiting) {
+      live.erase(std::remove_if(live.begin(), live.end(), Exiting), live.end());
+    }
     if (live.empty()) return Status::Ok();
     if (std::chrono::steady_clock::now() > deadline) {
       std::string pids;
@@ -368,6 +391,17 @@ Status SignalUser(uid_t uid, int sig) {
 Status KillSandboxProcesses(uid_t uid) {
   RATCHET_RETURN_IF_ERROR(RefuseUid(uid, "reap"));
   return KillEveryProcess(uid).Annotate("reaping uid " + std::to_string(uid));
+}
+
+Status StopSandboxProcesses(uid_t uid) {
+  RATCHET_RETURN_IF_ERROR(RefuseUid(uid, "reap"));
+  return KillEveryProcess(uid, /*until_exiting=*/true).Annotate("killing uid " + std::to_string(uid));
+}
+
+Status FreezeSandboxProcesses(uid_t uid, bool stop) {
+  RATCHET_RETURN_IF_ERROR(RefuseUid(uid, stop ? "freeze" : "thaw"));
+  return SignalUser(uid, stop ? SIGSTOP : SIGCONT)
+      .Annotate(std::string(stop ? "freezing" : "thawing") + " uid " + std::to_string(uid));
 }
 
 Status ReapSandbox(uid_t uid) {

@@ -35,6 +35,17 @@ Status SignalUser(uid_t uid, int sig);
 // seconds). Refuses uid 0 and this process's own uid.
 Status KillSandboxProcesses(uid_t uid);
 
+// Kills every process of `uid` until each is gone or has begun to exit (the kernel is releasing
+// its memory and devices, which can take a GPU context hundreds of milliseconds): none can run
+// its own code or start another process again. The next worker may start meanwhile; the dying
+// ones finish on their own. Refuses uid 0 and this process's own uid.
+Status StopSandboxProcesses(uid_t uid);
+
+// Stops (SIGSTOP, `stop` true) or continues (SIGCONT) every process of `uid`, so that none of a
+// worker's threads runs while the board's idle power is read. Refuses uid 0 and this process's
+// own uid.
+Status FreezeSandboxProcesses(uid_t uid, bool stop);
+
 // Kills every process of `uid` until none is live (an error names those still alive after ten
 // seconds), removes every SysV shared memory segment, semaphore set and message queue that
 // `uid` owns or created, and every file and folder it owns in WorldWritableFolders(), with all

@@ -1,7 +1,12 @@
 #include "scorer/go.h"
 
+#include <time.h>
+
+#include <algorithm>
 #include <chrono>
 #include <cmath>
+
+#include "rules/judge.h"
 
 namespace ratchet {
 
@@ -9,6 +14,48 @@ EmptyInputs::EmptyInputs(const RuleSet::Draw& draw)
     : train_x(static_cast<size_t>(draw.train * draw.dims), 0.0f),
       test_x(static_cast<size_t>(draw.test * draw.dims), 0.0f),
       train_y(static_cast<size_t>(draw.train), 0) {}
+
+int64_t MonotonicNs() {
+  timespec now{};
+  clock_gettime(CLOCK_MONOTONIC, &now);
+  return int64_t{now.tv_sec} * 1000000000 + now.tv_nsec;
+}
+
+namespace {
+constexpr const char* kPhaseNames[] = {"write", "to_worker", "inputs", "method", "labels",
+                                       "to_parent"};
+}  // namespace
+
+Json WindowPhases(int64_t opened_ns, int64_t written_ns, int64_t returned_ns, const Json& clock_ns) {
+  if (!clock_ns.is_object()) return Json();
+  int64_t instants[7] = {opened_ns, written_ns, 0, 0, 0, 0, returned_ns};
+  const char* names[] = {"received", "started", "ended", "replying"};
+  for (int i = 0; i < 4; ++i) {
+    auto it = clock_ns.find(names[i]);
+    if (it == clock_ns.end() || !it->is_number_integer()) return Json();
+    instants[i + 2] = it->get<int64_t>();
+  }
+  for (int i = 1; i < 7; ++i) {
+    if (instants[i] < instants[i - 1]) return Json();
+  }
+  Json phases = Json::object();
+  for (int i = 0; i < 6; ++i) phases[kPhaseNames[i]] = (instants[i + 1] - instants[i]) / 1e6;
+  return phases;
+}
+
+Json MedianPhases(const std::vector<Json>& windows) {
+  if (windows.empty()) return Json();
+  Json medians = Json::object();
+  for (const char* name : kPhaseNames) {
+    std::vector<double> values;
+    for (const Json& window : windows) {
+      if (!window.is_object() || !window.contains(name)) return Json();
+      values.push_back(window[name].get<double>());
+    }
+    medians[name] = Median(values);
+  }
+  return medians;
+}
 
 std::optional<CallFailure> Go(WorkerProcess& worker, const GoRequest& request,
                               int64_t test_rows, GoResult* result) {
@@ -19,18 +66,31 @@ std::optional<CallFailure> Go(WorkerProcess& worker, const GoRequest& request,
       return failure;
     }
   }
-  const auto started = std::chrono::steady_clock::now();
-  Status written =
-      request.draw
-          ? worker.buffer().Write(request.draw->train_x, request.draw->train_y,
-                                  request.draw->test_x)
-          : worker.buffer().Write(request.empty->train_x, request.empty->train_y,
-                                  request.empty->test_x);
+  const std::vector<float>& train_x = request.draw ? request.draw->train_x : request.empty->train_x;
+  const std::vector<int64_t>& train_y = request.draw ? request.draw->train_y : request.empty->train_y;
+  const std::vector<float>& test_x = request.draw ? request.draw->test_x : request.empty->test_x;
+  EmptyInputs* staging = request.staging;
+  if (staging && (staging->train_x.size() != train_x.size() ||
+                  staging->train_y.size() != train_y.size() ||
+                  staging->test_x.size() != test_x.size())) {
+    return CallFailure{"crash", "the staging area does not have the draw's shapes", true};
+  }
+  if (staging) {
+    std::copy(train_x.begin(), train_x.end(), staging->train_x.begin());
+    std::copy(train_y.begin(), train_y.end(), staging->train_y.begin());
+    std::copy(test_x.begin(), test_x.end(), staging->test_x.begin());
+  }
+  const int64_t opened_ns = MonotonicNs();
+  Status written = staging ? worker.buffer().Write(staging->train_x, staging->train_y,
+                                                   staging->test_x)
+                           : worker.buffer().Write(train_x, train_y, test_x);
   if (!written.ok()) return CallFailure{"crash", written.message(), /*harness=*/true};
+  const int64_t written_ns = MonotonicNs();
   std::optional<CallFailure> failure = worker.Request(
-      Json{{"cmd", "go"}, {"null", request.null_method}}, request.timeout_s, request.doing, &reply);
-  result->parent_ms =
-      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started).count();
+      Json{{"cmd", "go"}, {"null", request.null_method}}, request.timeout_s, request.doing, &reply,
+      request.spin);
+  const int64_t returned_ns = MonotonicNs();
+  result->parent_ms = (returned_ns - opened_ns) / 1e6;
   if (failure) return failure;
   auto ms = reply.header.find("ms");
   if (ms == reply.header.end() || !ms->is_number() || !std::isfinite(ms->get<double>()) ||
@@ -39,6 +99,8 @@ std::optional<CallFailure> Go(WorkerProcess& worker, const GoRequest& request,
   }
   result->ms = ms->get<double>();
   result->labels = std::move(reply.payload);
+  result->phases =
+      WindowPhases(opened_ns, written_ns, returned_ns, reply.header.value("clock_ns", Json()));
   return std::nullopt;
 }
 

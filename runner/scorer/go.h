@@ -16,7 +16,8 @@
 
 namespace ratchet {
 
-// The empty method's inputs: zeros of the draw's shapes.
+// Three arrays of a draw's shapes, zeros when made: the empty method's inputs, and the parent's
+// staging area (see GoRequest::staging).
 struct EmptyInputs {
   explicit EmptyInputs(const RuleSet::Draw& draw);
   std::vector<float> train_x, test_x;
@@ -26,18 +27,44 @@ struct EmptyInputs {
 struct GoRequest {
   const Draw* draw = nullptr;  // nullptr: `empty` is written instead
   const EmptyInputs* empty = nullptr;
+  // When set, the inputs are first copied here, outside the window, and the window writes them
+  // from here: every window of a run, empty or timed, then copies from the same memory in the
+  // same state (just written by the parent), whatever the draw's own memory was doing.
+  EmptyInputs* staging = nullptr;
   bool null_method = false;    // the empty method instead of the submission's
   bool collect = true;         // a `gc` before the window
   double timeout_s = 0;        // for the `go`
   double stage_s = 0;          // for the `gc`
   std::string doing;           // completes "timed out while ..."
+  // Wait for the reply without sleeping, so that the parent's clock stops when the reply
+  // arrives, not when the scheduler wakes the parent (on a GPU, where the method leaves the
+  // processor's cores idle; the empty calls of the calibration spin the same way).
+  bool spin = false;
 };
 
 struct GoResult {
   double ms = 0;         // the worker's time of the method (CUDA events, or its clock)
   double parent_ms = 0;  // the parent's clock around the window
   std::string labels;    // one byte per test row
+  // Where parent_ms went, in ms, from the parent's instants and those the worker reported on the
+  // same clock: write (the inputs into the buffer), to_worker (the command, until the worker
+  // had read it), inputs (the worker's copies to the device, the flush), method (the worker's
+  // clock around the method), labels (checking the output, turning it into labels), to_parent
+  // (the reply, until the parent had read it). Empty when the worker reported no instants. The
+  // worker's instants come from the method's process, so this is a diagnostic, never evidence
+  // the judge reads.
+  Json phases;
 };
+
+// The phases of one window (see GoResult::phases) from the parent's instants and the reply's
+// "clock_ns"; empty unless the worker's instants are integers, in order, within the window.
+Json WindowPhases(int64_t opened_ns, int64_t written_ns, int64_t returned_ns, const Json& clock_ns);
+
+// The median of each phase over `windows`, in the same names; empty when one lacks phases.
+Json MedianPhases(const std::vector<Json>& windows);
+
+// CLOCK_MONOTONIC in nanoseconds, the clock both the parent and the workers read.
+int64_t MonotonicNs();
 
 // A failure of the worker or a malformed reply is the CallFailure; the caller decides whether
 // it is the harness's.

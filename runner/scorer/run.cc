@@ -4,6 +4,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <thread>
 
 #include "contract/workers.h"
 #include "core/file.h"
@@ -16,6 +17,9 @@
 
 namespace ratchet {
 namespace {
+
+// Empty calls made right before each timed call, after the warm-up (see ScoreOnce).
+constexpr int kPrimingCalls = 3;
 
 
 double Seconds(std::chrono::steady_clock::time_point since) {
@@ -89,29 +93,71 @@ Result<RunOutcome> ScoreOnce(const RunInputs& inputs, const ProgressSink& say) {
   if (!launched.ok()) return launched.status();
   const WorkerLaunch& launch = *launched;
   const EmptyInputs empty(rules.draw);
+  EmptyInputs staging(rules.draw);
   const bool sandbox_full = DescribeSandbox().full;
   const size_t count = outcome.plan.calls.size();
+
+  // A finished call's worker dies in the background (a GPU context takes a few hundred ms to
+  // tear down) while the next call's worker starts; the call is complete, its log and exit
+  // kept, once that worker is gone, which is waited for before the next calibration begins.
+  struct Finishing {
+    std::unique_ptr<WorkerProcess> worker;
+    CallRecord record;
+    std::thread reaper;
+    ~Finishing() {
+      if (reaper.joinable()) reaper.join();
+    }
+  };
+  std::unique_ptr<Finishing> finishing;
+  auto finish_previous = [&] {
+    if (!finishing) return;
+    finishing->reaper.join();
+    CallRecord& record = finishing->record;
+    record.log = finishing->worker->log();
+    record.log_total_bytes = finishing->worker->log_total_bytes();
+    record.worker_exit = finishing->worker->exit_description();
+    const size_t number = outcome.calls.size() + 1;
+    say("  call " + std::string(number < 10 ? " " : "") + std::to_string(number) + "/" +
+        std::to_string(count) + ": " + FormatFixed(record.ms, 3, true) + " ms, scorer's clock " +
+        FormatFixed(std::max(0.0, record.parent_ms - record.overhead_ms), 3, true) + " ms");
+    outcome.calls.push_back(std::move(record));
+    finishing.reset();
+  };
+  // When the run ends, nothing of the sandbox user is left behind, dying or not.
+  auto finish_run = [&] {
+    finish_previous();
+    if (sandbox_full) KillSandboxProcesses(kSandboxUid);
+  };
 
   for (size_t index = 0; index < count; ++index) {
     const PlannedCall& planned = outcome.plan.calls[index];
     if (inputs.interrupted && inputs.interrupted->load()) {
+      finish_run();
       outcome.interrupted = true;
       return outcome;
     }
     if (Seconds(run_started) > rules.limits.run_max_s) {
+      finish_run();
       outcome.failure = CallFailure{"run-time", "the run took more than " +
                                                     std::to_string(rules.limits.run_max_s / 60) +
                                                     " minutes"};
       return outcome;
     }
     // Before the first worker, whatever an older run or another scorer left on the machine goes;
-    // later, the last worker's processes (its files and IPC objects died with its namespaces).
+    // later, anything of the sandbox user still running (the last worker was killed already, and
+    // its files and IPC objects died with its namespaces).
     if (sandbox_full) {
-      RATCHET_RETURN_IF_ERROR(index == 0 ? ReapSandbox(kSandboxUid) : KillSandboxProcesses(kSandboxUid));
+      RATCHET_RETURN_IF_ERROR(index == 0 ? ReapSandbox(kSandboxUid) : StopSandboxProcesses(kSandboxUid));
     }
+    // The steps of this call on the parent's clock (ms since the call began), kept with the
+    // phases: where a run's wall time goes.
+    const int64_t call_started_ns = MonotonicNs();
+    Json steps = Json::object();
+    auto step = [&](const char* name) { steps[name] = (MonotonicNs() - call_started_ns) / 1e6; };
     Result<std::unique_ptr<WorkerProcess>> started = WorkerProcess::Start(launch);
     if (!started.ok()) return started.status();
-    WorkerProcess& worker = **started;
+    std::unique_ptr<WorkerProcess> owned = std::move(*started);
+    WorkerProcess& worker = *owned;
     // The draws are made while the worker starts (loading torch takes it longer); the timed one
     // reaches it only inside its window.
     Result<Draw> warm = draws.Make(planned.warmup_dataset, planned.warmup_draw_index);
@@ -129,6 +175,7 @@ Result<RunOutcome> ScoreOnce(const RunInputs& inputs, const ProgressSink& say) {
 
     auto fail = [&](CallFailure failure) -> Result<RunOutcome> {
       worker.Close();
+      finish_previous();
       record.log = worker.log();
       record.log_total_bytes = worker.log_total_bytes();
       record.worker_exit = worker.exit_description();
@@ -157,6 +204,8 @@ Result<RunOutcome> ScoreOnce(const RunInputs& inputs, const ProgressSink& say) {
       return fail(*failure);
     }
     record.hello = reply.header;
+    step("hello");
+    finish_previous();
     if (sandbox_full && reply.header.value("sandbox", Json::object()).value("uid", -1) != kSandboxUid) {
       return fail(CallFailure{"crash", "the worker does not run as the sandbox user", true});
     }
@@ -167,23 +216,33 @@ Result<RunOutcome> ScoreOnce(const RunInputs& inputs, const ProgressSink& say) {
                                      "): not an official time"));
     }
 
+    // On a GPU the parent waits for each reply of the calibration and the timed call without
+    // sleeping; on the CPU its core is the method's to use.
+    const bool spin = reply.header.value("device", std::string()) == "cuda";
     // Calibration: the empty method's round trip, before the method is imported.
     std::vector<double> samples;
+    std::vector<Json> calibration_phases;
     for (int64_t i = 0; i < rules.timing.calibration_calls; ++i) {
       GoResult result;
       GoRequest request;
       request.empty = &empty;
+      request.staging = &staging;
       request.null_method = true;
       request.timeout_s = rules.limits.null_call_s;
       request.stage_s = rules.limits.stage_s;
       request.doing = "calibrating the protocol";
+      request.spin = spin;
       if (std::optional<CallFailure> failure = Go(worker, request, rules.draw.test, &result)) {
         failure->harness = true;
         return fail(*failure);
       }
-      if (i >= rules.timing.calibration_discard) samples.push_back(result.parent_ms - result.ms);
+      if (i >= rules.timing.calibration_discard) {
+        samples.push_back(result.parent_ms - result.ms);
+        calibration_phases.push_back(result.phases);
+      }
     }
     record.overhead_ms = Median(samples);
+    step("calibrated");
 
     const std::string entry = inputs.submission.native ? folder + "/" + BaseName(inputs.submission.library)
                                                        : folder + "/" + BaseName(inputs.submission.path);
@@ -199,15 +258,39 @@ Result<RunOutcome> ScoreOnce(const RunInputs& inputs, const ProgressSink& say) {
     warm_request.timeout_s = warm_limit_s;
     warm_request.stage_s = rules.limits.stage_s;
     warm_request.doing = "running the method on the untimed warm-up on " + DrawPhrase(warm->dataset);
+    step("loaded");
     GoResult warm_result;
     if (std::optional<CallFailure> failure = Go(worker, warm_request, rules.draw.test, &warm_result)) {
       return fail(*failure);
     }
+    // The inputs' sha256 goes into the evidence.
+    record.inputs_sha256 = InputsSha256(*timed);
+    // The timed window is entered as each calibration call's was: right after empty calls of the
+    // same kind, so that the processor's and the device's state (clocks, caches, the copy path)
+    // is the one the calibration measured, not the one a pause after the warm-up leaves.
+    for (int i = 0; i < kPrimingCalls; ++i) {
+      GoRequest request;
+      request.empty = &empty;
+      request.staging = &staging;
+      request.null_method = true;
+      request.timeout_s = rules.limits.null_call_s;
+      request.stage_s = rules.limits.stage_s;
+      request.doing = "priming the protocol before the timed call";
+      request.spin = spin;
+      GoResult result;
+      if (std::optional<CallFailure> failure = Go(worker, request, rules.draw.test, &result)) {
+        failure->harness = true;
+        return fail(*failure);
+      }
+    }
     GoRequest timed_request;
     timed_request.draw = &*timed;
+    timed_request.staging = &staging;
     timed_request.timeout_s = rules.limits.max_call_ms / 1e3 + rules.limits.timed_call_grace_s;
     timed_request.stage_s = rules.limits.stage_s;
     timed_request.doing = "running the method on " + DrawPhrase(timed->dataset);
+    timed_request.spin = spin;
+    step("warmed");
     GoResult timed_result;
     if (std::optional<CallFailure> failure = Go(worker, timed_request, rules.draw.test, &timed_result)) {
       return fail(*failure);
@@ -218,26 +301,31 @@ Result<RunOutcome> ScoreOnce(const RunInputs& inputs, const ProgressSink& say) {
                                              FormatGrouped(static_cast<int64_t>(rules.limits.max_call_ms)) +
                                              " ms"});
     }
-    // The inputs' sha256 goes into the evidence; taken after the call, so that the draw is as
-    // cold in memory at the window's opening as it was made.
-    record.inputs_sha256 = InputsSha256(*timed);
     record.ms = timed_result.ms;
     record.parent_ms = timed_result.parent_ms;
+    step("timed");
     for (size_t i = 0; i < timed_result.labels.size(); ++i) {
       if (static_cast<int64_t>(static_cast<uint8_t>(timed_result.labels[i])) == timed->test_y[i]) {
         ++record.correct;
       }
     }
     record.labels = std::move(timed_result.labels);
-    worker.Close();
-    record.log = worker.log();
-    record.log_total_bytes = worker.log_total_bytes();
-    record.worker_exit = worker.exit_description();
-    say("  call " + std::string(index + 1 < 10 ? " " : "") + std::to_string(index + 1) + "/" +
-        std::to_string(count) + ": " + FormatFixed(record.ms, 3, true) + " ms, scorer's clock " +
-        FormatFixed(std::max(0.0, record.parent_ms - record.overhead_ms), 3, true) + " ms");
-    outcome.calls.push_back(std::move(record));
+    record.phases = Json{{"timed", timed_result.phases},
+                         {"calibration", MedianPhases(calibration_phases)}};
+    // Nothing of the method runs after this; the next worker may start while this one dies.
+    worker.Kill();
+    step("killed");
+    finishing = std::make_unique<Finishing>();
+    finishing->worker = std::move(owned);
+    finishing->record = std::move(record);
+    finishing->record.phases["steps"] = steps;
+    Finishing* done = finishing.get();
+    finishing->reaper = std::thread([done, call_started_ns] {
+      done->worker->Close();
+      done->record.phases["steps"]["closed"] = (MonotonicNs() - call_started_ns) / 1e6;
+    });
   }
+  finish_run();
 
   std::vector<Call> calls;
   for (const CallRecord& record : outcome.calls) {

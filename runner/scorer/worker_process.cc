@@ -201,8 +201,10 @@ Result<std::unique_ptr<WorkerProcess>> WorkerProcess::Start(const WorkerLaunch& 
 }
 
 std::optional<CallFailure> WorkerProcess::Request(const Json& command, double timeout_s,
-                                                  const std::string& doing, Frame* reply) {
-  Result<Frame> frame = channel_->Request(command, timeout_s, doing);
+                                                  const std::string& doing, Frame* reply,
+                                                  bool spin) {
+  Deadline deadline = Deadline::In(timeout_s);
+  Result<Frame> frame = channel_->Request(command, spin ? deadline.Spinning() : deadline, doing);
   if (!frame.ok()) {
     switch (channel_->last_failure()) {
       case FrameFailure::kTimeout:
@@ -240,10 +242,37 @@ std::optional<CallFailure> WorkerProcess::Request(const Json& command, double ti
   return std::nullopt;
 }
 
-void WorkerProcess::Close() {
-  if (pid_ > 0) {
+Status WorkerProcess::Freeze(bool stop) {
+  if (pid_ <= 0) return Status::Ok();
+  const int sig = stop ? SIGSTOP : SIGCONT;
+  Status first;
+  if (kill(-pid_, sig) != 0 && errno != ESRCH) {
+    first = Status::IOError("kill(-" + std::to_string(pid_) + ", " +
+                                (stop ? "SIGSTOP" : "SIGCONT") + ") of the worker's group",
+                            errno);
+  }
+  if (sandbox_uid_) {
+    Status user = FreezeSandboxProcesses(kSandboxUid, stop);
+    if (first.ok()) first = user;
+  }
+  return first;
+}
+
+void WorkerProcess::Kill() {
+  if (pid_ > 0 && !killed_) {
     kill(-pid_, SIGKILL);
     kill(pid_, SIGKILL);
+    // Whatever the method started (a forked child in another session) goes with the sandbox
+    // user's processes; its log pipe then closes.
+    if (sandbox_uid_) StopSandboxProcesses(kSandboxUid);
+    killed_ = true;
+  }
+}
+
+void WorkerProcess::Close() {
+  const bool killed_before = killed_;
+  if (pid_ > 0) {
+    Kill();
     int status = 0;
     while (waitpid(pid_, &status, 0) < 0 && errno == EINTR) {
     }
@@ -251,9 +280,9 @@ void WorkerProcess::Close() {
                                           : "signal " + std::to_string(WTERMSIG(status));
     pid_ = -1;
   }
-  // Whatever the method started (a forked child in another session) goes with the sandbox
-  // user's processes; its log pipe then closes.
-  if (sandbox_uid_) KillSandboxProcesses(kSandboxUid);
+  // Without an earlier Kill(), no other worker can exist yet: wait until every process of the
+  // sandbox user is gone, not only exiting.
+  if (sandbox_uid_ && !killed_before) KillSandboxProcesses(kSandboxUid);
   if (log_) {
     log_->stopping.store(true);
     if (log_->thread.joinable()) log_->thread.join();

@@ -60,10 +60,24 @@ class WorkerProcess {
   // Sends a command; a reply with "ok": false becomes a CallFailure whose rule follows the
   // reply's "kind" (import -> import, output -> output, anything else -> crash). `doing`
   // completes "timed out while ...".
+  // `spin`: wait for the reply without sleeping (Deadline::Spinning).
   std::optional<CallFailure> Request(const Json& command, double timeout_s,
-                                     const std::string& doing, Frame* reply);
+                                     const std::string& doing, Frame* reply, bool spin = false);
 
-  // Kills the worker's process group, waits for it, and keeps its log; idempotent.
+  // Stops (SIGSTOP) or continues (SIGCONT) the worker: its process group and, under the full
+  // sandbox, every process of the sandbox user, so that nothing of the method runs while the
+  // board's idle power is read. Every signal is sent even when one fails; the first error is
+  // returned. Nothing to do once closed.
+  Status Freeze(bool stop);
+  // The worker's pid (its process group), or -1 once closed.
+  pid_t pid() const { return pid_; }
+
+  // Kills the worker's process group and, under the full sandbox, every process of the sandbox
+  // user, returning once each is gone or exiting (StopSandboxProcesses): from then on nothing of
+  // the method runs, and another worker may start while these finish dying. Close() then waits.
+  void Kill();
+  // Kills the worker (unless Kill() did), waits for it, and keeps its log; idempotent. After
+  // Kill(), Close() only waits: another worker of the sandbox user may be running by then.
   void Close();
   // The kept tail of what the worker printed, and how many bytes it printed in all.
   std::string log() const;
@@ -81,6 +95,7 @@ class WorkerProcess {
   std::unique_ptr<LogReader> log_;
   pid_t pid_ = -1;
   bool sandbox_uid_ = false;
+  bool killed_ = false;
   std::string exit_description_ = "running";
 };
 

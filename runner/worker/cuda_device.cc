@@ -4,6 +4,7 @@
 #include <ATen/cuda/CUDAContext.h>
 #include <ATen/cuda/CUDAEvent.h>
 #include <c10/cuda/CUDACachingAllocator.h>
+#include <cuda_runtime_api.h>
 
 #include <cstdio>
 
@@ -21,6 +22,7 @@ CudaFacts QueryCudaDevice() {
                 b[14], b[15]);
   facts.uuid = uuid;
   facts.l2_bytes = properties->l2CacheSize;
+  facts.sm_count = properties->multiProcessorCount;
   return facts;
 }
 
@@ -39,5 +41,12 @@ double CudaEventPair::ElapsedMs() {
 }
 
 void EmptyCudaCache() { c10::cuda::CUDACachingAllocator::emptyCache(); }
+
+std::string PinReadOnly(const void* data, size_t bytes) {
+  cudaError_t code = cudaHostRegister(const_cast<void*>(data), bytes, cudaHostRegisterReadOnly);
+  if (code == cudaSuccess) return "";
+  cudaGetLastError();  // a failed registration is not an error of later calls
+  return std::string("cudaHostRegister: ") + cudaGetErrorString(code);
+}
 
 }  // namespace ratchet

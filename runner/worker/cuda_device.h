@@ -5,6 +5,7 @@
 #ifndef RATCHET_WORKER_CUDA_DEVICE_H_
 #define RATCHET_WORKER_CUDA_DEVICE_H_
 
+#include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <stdexcept>
@@ -16,6 +17,7 @@ struct CudaFacts {
   std::string name;      // "NVIDIA H200"
   std::string uuid;      // "GPU-xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx"
   int64_t l2_bytes = 0;  // the L2 cache of the board
+  int64_t sm_count = 0;  // its streaming multiprocessors
 };
 
 #ifdef RATCHET_WORKER_CUDA
@@ -40,6 +42,11 @@ class CudaEventPair {
 };
 
 void EmptyCudaCache();
+
+// Page-locks `bytes` at `data`, a read-only mapping, for the device's copy engines
+// (cudaHostRegister with cudaHostRegisterReadOnly), so that copies from it need no staging and
+// can be queued without waiting. Empty on success, otherwise why it could not be done.
+std::string PinReadOnly(const void* data, size_t bytes);
 #else
 inline constexpr bool kWorkerHasCuda = false;
 
@@ -54,6 +61,7 @@ class CudaEventPair {
   double ElapsedMs() { NoCuda(); }
 };
 inline void EmptyCudaCache() { NoCuda(); }
+inline std::string PinReadOnly(const void*, size_t) { NoCuda(); }
 #endif
 
 }  // namespace ratchet

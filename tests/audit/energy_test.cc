@@ -95,7 +95,7 @@ TEST(EnergyTest, ImplausibleTelemetryLeavesTheColumnEmpty) {
 TEST(EnergyTest, ABoardWithoutABandIsNotJudgedOnTheReference) {
   std::vector<EnergyWindow> windows = Healthy();
   windows[1].joules = 400.0;
-  const EnergyColumn column = Recompute(windows, "NVIDIA H200");
+  const EnergyColumn column = Recompute(windows, "NVIDIA L40S");
   EXPECT_EQ(column.band, nullptr);
   EXPECT_TRUE(column.problems.empty());
   EXPECT_TRUE(column.mj_per_call.has_value());

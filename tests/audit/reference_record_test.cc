@@ -200,7 +200,7 @@ TEST(ReferenceRecordTest, TheTelemetryIsJudgedAgainstTheRuleSetsBandsNotTheRecor
       << Findings(result);
   // A board the rule set has no band for: the record's own band is not the rule set's.
   Json other = CorpusJson(kStanding);
-  other["record"]["energy"]["device"]["name"] = "NVIDIA H200";
+  other["record"]["energy"]["device"]["name"] = "NVIDIA L40S";
   const AuditResult unbanded = AuditJson(other);
   EXPECT_TRUE(HasFinding(unbanded, "run-1.json: record.energy.reference.band", "is null"))
       << Findings(unbanded);

@@ -101,12 +101,23 @@ TEST_F(ContractNvml, ReadsDeviceZeroWithoutAUuid) {
   machine.device = *device;
   Result<Json> contract = BuildContract(LockedInputs(), machine);
   ASSERT_TRUE(contract.ok());
+  // NVML knows no L2 size or SM count: without CUDA's answer (python.h) they are null.
   EXPECT_EQ((*contract)["lane"]["device"], Json({{"kind", "cuda"},
                                                  {"name", "NVIDIA H200"},
                                                  {"driver", "550.90.07"},
                                                  {"cuda_driver", "12.4"},
                                                  {"vbios", "96.00.99.00.01"},
-                                                 {"power_limit_w", 700}}));
+                                                 {"power_limit_w", 700},
+                                                 {"l2_bytes", nullptr},
+                                                 {"sm_count", nullptr}}));
+  // With it, both are lane facts: a board with another L2 or SM count is another lane.
+  machine.device.l2_bytes = 62914560;
+  machine.device.sm_count = 132;
+  Result<Json> with_cuda = BuildContract(LockedInputs(), machine);
+  ASSERT_TRUE(with_cuda.ok());
+  EXPECT_EQ((*with_cuda)["lane"]["device"]["l2_bytes"], 62914560);
+  EXPECT_EQ((*with_cuda)["lane"]["device"]["sm_count"], 132);
+  EXPECT_NE((*with_cuda)["lane"]["id"], (*contract)["lane"]["id"]);
   EXPECT_EQ((*contract)["observed"]["device_uuid"], "GPU-aaaa");
 }
 

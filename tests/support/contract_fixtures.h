@@ -51,6 +51,8 @@ inline MachineFacts CudaMachine() {
   machine.device.cuda_driver = "12.4";
   machine.device.vbios = "96.00.99.00.01";
   machine.device.power_limit_mw = 700000;
+  machine.device.l2_bytes = 62914560;
+  machine.device.sm_count = 132;
   machine.device.uuid = "GPU-00000000-1111-2222-3333-444444444444";
   machine.device.note.clear();
   return machine;
