@@ -9,6 +9,7 @@
 #include <future>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -58,8 +59,8 @@ struct RecordResult {
   std::string function;  // the function scored
   std::vector<std::string> review_flags;
   Json runs = Json::array();  // the report's per-run entries
-  // The report's "energy": the median of `energy_mj` when every run qualified and each has a
-  // column, else null, and how many runs have one.
+  // The report's "energy": the median of `energy_mj` (one column, measured once per record)
+  // when every run qualified and one has a figure, else null, and how many runs have one.
   Json EnergyJson() const;
   // Median of `ranked` when qualified.
   std::optional<double> ranked_ms() const;
@@ -110,6 +111,8 @@ class ScoringSession {
   Result<Json> ScoreEnergy(const RecordSpec& record, int run, const Prepared& prepared,
                            const RunOutcome& outcome, bool measured_before, bool* interrupted);
 
+  // The records whose energy column gave a figure in this session: it is not measured again.
+  std::set<std::string> energy_measured_;
   CommandContext& context_;
   SessionOptions options_;
   RuleSet rules_;

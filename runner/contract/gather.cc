@@ -80,14 +80,17 @@ Result<ContractInputs> GatherContractInputs(const ContractOptions& options) {
   if (!machine.ok()) return machine.status();
   inputs.machine = std::move(*machine);
   inputs.machine.python = options.python;
-  DeviceFacts& device = inputs.machine.device;
-  if (device.kind == "cuda" && options.python) {
-    Result<CudaProperties> properties = ProbeCudaProperties(options.python->path, device.uuid);
-    if (!properties.ok()) return properties.status();
-    device.l2_bytes = properties->l2_bytes;
-    device.sm_count = properties->sm_count;
-  }
+  AddCudaProperties(&inputs.machine);
   return inputs;
+}
+
+void AddCudaProperties(MachineFacts* machine) {
+  DeviceFacts& device = machine->device;
+  if (device.kind != "cuda" || !machine->python || device.l2_bytes) return;
+  Result<CudaProperties> properties = ProbeCudaProperties(machine->python->path, device.uuid);
+  if (!properties.ok()) return;  // the two facts stay null: the lane says nothing was read
+  device.l2_bytes = properties->l2_bytes;
+  device.sm_count = properties->sm_count;
 }
 
 Result<Json> GatherContract(const ContractOptions& options) {

@@ -41,6 +41,12 @@ Result<ContractInputs> GatherContractInputs(const ContractOptions& options);
 // The errors are those of the rule set (BadInput naming the field), the dataset search (a
 // missing --data folder, a file with the wrong hash), a worker file that is there but cannot be
 // read, and the machine's facts. An absent worker file is null, not an error.
+// The device's L2 size and SM count, asked of CUDA through the machine's interpreter
+// (ProbeCudaProperties), on a CUDA device when an interpreter is known and they are not read yet.
+// An interpreter that cannot answer (a CPU torch, a torch too old to report them, the board
+// hidden from CUDA) leaves both null.
+void AddCudaProperties(MachineFacts* machine);
+
 Result<Json> GatherContract(const ContractOptions& options);
 
 }  // namespace ratchet

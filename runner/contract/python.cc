@@ -40,11 +40,13 @@ constexpr char kCudaProbe[] =
     "want = sys.argv[1]\n"
     "for i in range(torch.cuda.device_count()):\n"
     "    p = torch.cuda.get_device_properties(i)\n"
-    "    if not want or 'GPU-%s' % p.uuid == want or i == 0 and torch.cuda.device_count() == 1:\n"
-    "        print(p.L2_cache_size, p.multi_processor_count)\n"
-    "        break\n"
+    "    uuid = getattr(p, 'uuid', None)\n"
+    "    if want and (uuid is None or 'GPU-%s' % uuid != want):\n"
+    "        continue\n"
+    "    print(getattr(p, 'L2_cache_size', 0), p.multi_processor_count)\n"
+    "    break\n"
     "else:\n"
-    "    sys.exit('no CUDA device ' + (want or '0'))\n";
+    "    sys.exit('no CUDA device ' + (want or '0') + ' visible to torch')\n";
 
 }  // namespace
 

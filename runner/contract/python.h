@@ -23,7 +23,8 @@ Result<PythonFacts> ProbePython(const std::string& path);
 
 // What CUDA itself says of a board that NVML cannot: its L2 cache and its streaming
 // multiprocessors, read through the interpreter's torch in a child process (ratchet never loads
-// CUDA). The board is the one whose UUID is `uuid` ("GPU-..."), or device 0 without one.
+// CUDA). The board is the one whose UUID is `uuid` ("GPU-..."), or device 0 without one; a
+// torch that cannot tell the board's UUID or L2 size, or sees no such board, is Unavailable.
 struct CudaProperties {
   int64_t l2_bytes = 0;
   int64_t sm_count = 0;

@@ -146,8 +146,20 @@ Result<RunOutcome> ScoreOnce(const RunInputs& inputs, const ProgressSink& say) {
     // Before the first worker, whatever an older run or another scorer left on the machine goes;
     // later, anything of the sandbox user still running (the last worker was killed already, and
     // its files and IPC objects died with its namespaces).
+    // A harness error once calls have been made ends the run as the harness's failure, with every
+    // completed call kept; before the first one it is the command's error.
+    auto harness_error = [&](const Status& status) -> Result<RunOutcome> {
+      if (index == 0 && !finishing) return status;
+      finish_run();
+      outcome.harness_failure = CallFailure{
+          "crash", "the harness could not run call " + std::to_string(index + 1) + ": " +
+                       status.message(),
+          /*harness=*/true};
+      return std::move(outcome);
+    };
     if (sandbox_full) {
-      RATCHET_RETURN_IF_ERROR(index == 0 ? ReapSandbox(kSandboxUid) : StopSandboxProcesses(kSandboxUid));
+      Status reaped = index == 0 ? ReapSandbox(kSandboxUid) : StopSandboxProcesses(kSandboxUid);
+      if (!reaped.ok()) return harness_error(reaped);
     }
     // The steps of this call on the parent's clock (ms since the call began), kept with the
     // phases: where a run's wall time goes.
@@ -155,15 +167,15 @@ Result<RunOutcome> ScoreOnce(const RunInputs& inputs, const ProgressSink& say) {
     Json steps = Json::object();
     auto step = [&](const char* name) { steps[name] = (MonotonicNs() - call_started_ns) / 1e6; };
     Result<std::unique_ptr<WorkerProcess>> started = WorkerProcess::Start(launch);
-    if (!started.ok()) return started.status();
+    if (!started.ok()) return harness_error(started.status());
     std::unique_ptr<WorkerProcess> owned = std::move(*started);
     WorkerProcess& worker = *owned;
     // The draws are made while the worker starts (loading torch takes it longer); the timed one
     // reaches it only inside its window.
     Result<Draw> warm = draws.Make(planned.warmup_dataset, planned.warmup_draw_index);
-    if (!warm.ok()) return warm.status();
+    if (!warm.ok()) return harness_error(warm.status());
     Result<Draw> timed = draws.Make(planned.dataset, planned.draw_index);
-    if (!timed.ok()) return timed.status();
+    if (!timed.ok()) return harness_error(timed.status());
     if (index == 0 && inputs.before_first_call) RATCHET_RETURN_IF_ERROR(inputs.before_first_call());
     const std::string folder = worker.folder();
     CallRecord record;
@@ -263,6 +275,7 @@ Result<RunOutcome> ScoreOnce(const RunInputs& inputs, const ProgressSink& say) {
     if (std::optional<CallFailure> failure = Go(worker, warm_request, rules.draw.test, &warm_result)) {
       return fail(*failure);
     }
+    step("warmed");
     // The inputs' sha256 goes into the evidence.
     record.inputs_sha256 = InputsSha256(*timed);
     // The timed window is entered as each calibration call's was: right after empty calls of the
@@ -278,11 +291,12 @@ Result<RunOutcome> ScoreOnce(const RunInputs& inputs, const ProgressSink& say) {
       request.doing = "priming the protocol before the timed call";
       request.spin = spin;
       GoResult result;
+      // The method is loaded by now: whatever stops an empty call is counted against it.
       if (std::optional<CallFailure> failure = Go(worker, request, rules.draw.test, &result)) {
-        failure->harness = true;
         return fail(*failure);
       }
     }
+    step("primed");
     GoRequest timed_request;
     timed_request.draw = &*timed;
     timed_request.staging = &staging;
@@ -290,7 +304,6 @@ Result<RunOutcome> ScoreOnce(const RunInputs& inputs, const ProgressSink& say) {
     timed_request.stage_s = rules.limits.stage_s;
     timed_request.doing = "running the method on " + DrawPhrase(timed->dataset);
     timed_request.spin = spin;
-    step("warmed");
     GoResult timed_result;
     if (std::optional<CallFailure> failure = Go(worker, timed_request, rules.draw.test, &timed_result)) {
       return fail(*failure);

@@ -59,7 +59,7 @@ struct CallRecord {
   uint64_t log_total_bytes = 0;
   Json hello;          // what the worker said of itself (device, versions, sandbox)
   // Where the window's time went, in ms: the timed call's phases and the calibration's medians
-  // (docs/scoring.md, "Where a call's time goes"). A diagnostic; the judge never reads it.
+  // (docs/scoring.md, "One call"). A diagnostic; the judge never reads it.
   Json phases;
 };
 

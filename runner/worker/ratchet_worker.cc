@@ -202,6 +202,7 @@ class Worker {
                   {"l2_bytes", nullptr},
                   {"sm_count", nullptr},
                   {"l2_flush_bytes", nullptr},
+                  {"input_copy", nullptr},
                   {"sandbox", SandboxState()}};
     if (cuda_) {
       Guarded("protocol", [&] {

@@ -285,6 +285,12 @@ class Worker:
         code = torch.cuda.cudart().cudaHostRegister(address, size, HOST_REGISTER_READ_ONLY)
         if int(code) == 0:
             return "pinned"
+        # CUDA keeps a failed call's error until it is read; torch reads it at its next kernel
+        # launch and would raise there. One launch here takes it out of the way.
+        try:
+            torch.zeros(1, device=DEVICE)
+        except RuntimeError:
+            pass
         return f"pageable (cudaHostRegister: error {int(code)})"
 
     def load(self, command):

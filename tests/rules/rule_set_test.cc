@@ -138,15 +138,8 @@ TEST(RuleSetTest, EmbeddedHasTheSeedsEnergyWindowsAndBands) {
   EXPECT_EQ(a100->tflops_per_s.high, 23.0);
   EXPECT_TRUE(a100->j_per_tflop.Contains(8.1));
   EXPECT_FALSE(a100->j_per_tflop.Contains(0.07));  // the broken sensor behind a 3.8 mJ claim
-  // The H200's band, from six telemetry runs on one H200 (docs/energy.md): 48.5-49.2 TFLOP/s at
-  // 5.39-5.66 J/TFLOP above idle.
-  const ReferenceBand* h200 = rules.ReferenceBandFor("NVIDIA H200");
-  ASSERT_NE(h200, nullptr);
-  EXPECT_TRUE(h200->j_per_tflop.Contains(5.39) && h200->j_per_tflop.Contains(5.66));
-  EXPECT_TRUE(h200->tflops_per_s.Contains(48.5) && h200->tflops_per_s.Contains(49.2));
-  EXPECT_FALSE(h200->j_per_tflop.Contains(0.07));
-  EXPECT_FALSE(h200->tflops_per_s.Contains(18.5));  // an A100's throughput is not an H200's
-  EXPECT_EQ(rules.ReferenceBandFor("NVIDIA L40S"), nullptr);  // other boards: reported unchecked
+  // The seed's only band; the H200's readings (docs/energy.md) await a rule set of ratchet's own.
+  EXPECT_EQ(rules.ReferenceBandFor("NVIDIA H200"), nullptr);  // reported unchecked
 }
 
 TEST(RuleSetTest, EmbeddedHasTheSeedsReviewFlags) {
