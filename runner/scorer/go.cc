@@ -10,6 +10,14 @@
 
 namespace ratchet {
 
+Json HelloCommand(const RuleSet& rules, WorkerProcess& worker) {
+  return Json{{"cmd", "hello"},
+              {"train", rules.draw.train},
+              {"test", rules.draw.test},
+              {"dims", rules.draw.dims},
+              {"buffer_bytes", worker.buffer().bytes()}};
+}
+
 EmptyInputs::EmptyInputs(const RuleSet::Draw& draw)
     : train_x(static_cast<size_t>(draw.train * draw.dims), 0.0f),
       test_x(static_cast<size_t>(draw.test * draw.dims), 0.0f),

@@ -16,6 +16,9 @@
 
 namespace ratchet {
 
+// The protocol's hello for `worker`: the draw's shapes from `rules` and its input buffer's size.
+Json HelloCommand(const RuleSet& rules, WorkerProcess& worker);
+
 // Three arrays of a draw's shapes, zeros when made: the empty method's inputs, and the parent's
 // staging area (see GoRequest::staging).
 struct EmptyInputs {

@@ -205,13 +205,9 @@ Result<RunOutcome> ScoreOnce(const RunInputs& inputs, const ProgressSink& say) {
     };
 
     Frame reply;
-    Json hello = {{"cmd", "hello"},
-                  {"train", rules.draw.train},
-                  {"test", rules.draw.test},
-                  {"dims", rules.draw.dims},
-                  {"buffer_bytes", worker.buffer().bytes()}};
-    if (std::optional<CallFailure> failure =
-            worker.Request(hello, rules.limits.worker_start_s, "starting the worker", &reply)) {
+    if (std::optional<CallFailure> failure = worker.Request(
+            HelloCommand(rules, worker), rules.limits.worker_start_s, "starting the worker",
+            &reply)) {
       failure->harness = true;
       return fail(*failure);
     }
@@ -231,19 +227,24 @@ Result<RunOutcome> ScoreOnce(const RunInputs& inputs, const ProgressSink& say) {
     // On a GPU the parent waits for each reply of the calibration and the timed call without
     // sleeping; on the CPU its core is the method's to use.
     const bool spin = reply.header.value("device", std::string()) == "cuda";
-    // Calibration: the empty method's round trip, before the method is imported.
-    std::vector<double> samples;
-    std::vector<Json> calibration_phases;
-    for (int64_t i = 0; i < rules.timing.calibration_calls; ++i) {
-      GoResult result;
+    // An empty call as the calibration makes it (and the empty calls before the timed one).
+    auto empty_call = [&](const char* doing) {
       GoRequest request;
       request.empty = &empty;
       request.staging = &staging;
       request.null_method = true;
       request.timeout_s = rules.limits.null_call_s;
       request.stage_s = rules.limits.stage_s;
-      request.doing = "calibrating the protocol";
+      request.doing = doing;
       request.spin = spin;
+      return request;
+    };
+    // Calibration: the empty method's round trip, before the method is imported.
+    std::vector<double> samples;
+    std::vector<Json> calibration_phases;
+    for (int64_t i = 0; i < rules.timing.calibration_calls; ++i) {
+      GoResult result;
+      const GoRequest request = empty_call("calibrating the protocol");
       if (std::optional<CallFailure> failure = Go(worker, request, rules.draw.test, &result)) {
         failure->harness = true;
         return fail(*failure);
@@ -282,14 +283,7 @@ Result<RunOutcome> ScoreOnce(const RunInputs& inputs, const ProgressSink& say) {
     // same kind, so that the processor's and the device's state (clocks, caches, the copy path)
     // is the one the calibration measured, not the one a pause after the warm-up leaves.
     for (int i = 0; i < kPrimingCalls; ++i) {
-      GoRequest request;
-      request.empty = &empty;
-      request.staging = &staging;
-      request.null_method = true;
-      request.timeout_s = rules.limits.null_call_s;
-      request.stage_s = rules.limits.stage_s;
-      request.doing = "priming the protocol before the timed call";
-      request.spin = spin;
+      const GoRequest request = empty_call("priming the protocol before the timed call");
       GoResult result;
       // The method is loaded by now: whatever stops an empty call is counted against it.
       if (std::optional<CallFailure> failure = Go(worker, request, rules.draw.test, &result)) {
