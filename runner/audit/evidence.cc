@@ -80,6 +80,7 @@ Result<std::optional<EntryClaim>> AuditEntry(EvidenceContext& context, const std
 
   bool all_known = true, all_qualified = true;
   std::vector<double> ranked;
+  std::vector<double> energy_mj;  // the runs' energy figures (each checked against energy.json)
   std::set<std::string> rules_broken;
   for (size_t i = 0; i < runs->size(); ++i) {
     const std::string run_path = JoinPath(JoinPath(path, "runs"), i);
@@ -108,6 +109,10 @@ Result<std::optional<EntryClaim>> AuditEntry(EvidenceContext& context, const std
     if (!run->known) {
       all_known = false;
       continue;
+    }
+    const Json run_energy = entry.value("energy", Json());
+    if (run_energy.is_object() && run_energy.value("mj_per_call", Json()).is_number()) {
+      energy_mj.push_back(run_energy["mj_per_call"].get<double>());
     }
     if (run->qualified && run->ranked_ms) {
       ranked.push_back(*run->ranked_ms);
@@ -142,6 +147,30 @@ Result<std::optional<EntryClaim>> AuditEntry(EvidenceContext& context, const std
                          (all_qualified ? ExactNumber(median) + " (the median of " +
                                               std::to_string(ranked.size()) + ")"
                                         : std::string("null")));
+    }
+  }
+  // The record's energy follows from its runs' too: the median of their figures (the column is
+  // measured once per record) when every run qualified, else null, and how many have one.
+  if (all_known && record.contains("energy")) {
+    const Json& energy = record["energy"];
+    const bool figure = all_qualified && !energy_mj.empty();
+    const Json expected_mj = figure ? Json(Median(energy_mj)) : Json();
+    const Json claimed_mj = energy.is_object() ? energy.value("mj_per_call", Json()) : Json();
+    const Json claimed_count = energy.is_object() ? energy.value("runs_measured", Json()) : Json();
+    const bool same_mj = claimed_mj.is_null() ? expected_mj.is_null()
+                                             : claimed_mj.is_number() && expected_mj.is_number() &&
+                                                   claimed_mj.get<double>() ==
+                                                       expected_mj.get<double>();
+    if (!same_mj) {
+      result->Breaks(std::string(kReportFile) + ": " + JoinPath(path, "energy.mj_per_call"),
+                     JsonShown(claimed_mj) + ", but its runs give " +
+                         (figure ? ExactNumber(Median(energy_mj)) : std::string("null")));
+    }
+    if (!claimed_count.is_number_integer() ||
+        claimed_count.get<int64_t>() != static_cast<int64_t>(energy_mj.size())) {
+      result->Breaks(std::string(kReportFile) + ": " + JoinPath(path, "energy.runs_measured"),
+                     JsonShown(claimed_count) + ", but " + std::to_string(energy_mj.size()) +
+                         " of its runs have an energy figure");
     }
   }
   EntryClaim claim;

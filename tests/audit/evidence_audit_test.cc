@@ -154,6 +154,20 @@ TEST_F(EvidenceAuditTest, AReportThatDisagreesWithItsRunsIsFound) {
       << Findings(result);
 }
 
+TEST_F(EvidenceAuditTest, ARecordsEnergyFigureMustComeFromItsRuns) {
+  // A CPU run has no energy column: a figure claimed for the record is found, however written.
+  ASSERT_TRUE(EditJsonAndRemanifest(Evidence(), kReportFile, [](Json& report) {
+                report["records"]["ncm"]["energy"] = {{"mj_per_call", 3.8}, {"runs_measured", 1}};
+              }).ok());
+  const AuditResult result = AuditOk(Evidence());
+  EXPECT_TRUE(HasFinding(result, "report.json: records.ncm.energy.mj_per_call",
+                         "3.8, but its runs give null"))
+      << Findings(result);
+  EXPECT_TRUE(HasFinding(result, "report.json: records.ncm.energy.runs_measured",
+                         "1, but 0 of its runs have an energy figure"))
+      << Findings(result);
+}
+
 TEST_F(EvidenceAuditTest, ASwappedSubmissionIsFound) {
   std::ofstream(Evidence() + "/records/ncm/run-1/submission/ncm.py", std::ios::trunc)
       << "def method(a, b, c):\n";
