@@ -44,13 +44,23 @@ void WorkerChannel::CloseWorkerEnds() {
 
 Result<Frame> WorkerChannel::Request(const Json& command, Deadline deadline,
                                      const std::string& doing) {
+  RATCHET_RETURN_IF_ERROR(Send(command, deadline, doing));
+  return Receive(deadline, doing);
+}
+
+Status WorkerChannel::Send(const Json& command, Deadline deadline, const std::string& doing) {
   if (!to_worker_.valid()) {
     last_failure_ = FrameFailure::kClosed;
     return Status::Internal("the command pipe is already closed while " + doing);
   }
-  Status sent =
-      WriteFrame(to_worker_.get(), command, std::string_view(), deadline, doing, &last_failure_);
-  if (!sent.ok()) return sent;
+  return WriteFrame(to_worker_.get(), command, std::string_view(), deadline, doing, &last_failure_);
+}
+
+Result<Frame> WorkerChannel::Receive(Deadline deadline, const std::string& doing) {
+  if (!from_worker_.valid()) {
+    last_failure_ = FrameFailure::kClosed;
+    return Status::Internal("the reply pipe is already closed while " + doing);
+  }
   return ReadFrame(from_worker_.get(), limits_, deadline, doing, &last_failure_);
 }
 

@@ -30,6 +30,9 @@ class WorkerChannel {
   // ("timed out while <doing>", "the worker sent a malformed frame while <doing>: ...");
   // last_failure() says which kind of failure it was.
   Result<Frame> Request(const Json& command, Deadline deadline, const std::string& doing);
+  // The two halves of Request: the command alone, and the next reply alone.
+  Status Send(const Json& command, Deadline deadline, const std::string& doing);
+  Result<Frame> Receive(Deadline deadline, const std::string& doing);
   Result<Frame> Request(const Json& command, double timeout_s, const std::string& doing) {
     return Request(command, Deadline::In(timeout_s), doing);
   }

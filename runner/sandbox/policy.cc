@@ -5,6 +5,9 @@
 #include <sys/ioctl.h>
 #include <sys/socket.h>
 
+#include <iterator>
+#include <vector>
+
 namespace ratchet {
 namespace {
 
@@ -167,7 +170,10 @@ Json SandboxPolicyJson() {
   return {
       {"schema", "ratchet.sandbox-policy/1"},
       {"identity",
-       {{"uid", kSandboxUid}, {"gid", kSandboxGid}, {"supplementary_groups", Json::array()}}},
+       {{"uid", kSandboxUid},
+        {"worker_uids", Json(std::vector<uid_t>(std::begin(kWorkerUids), std::end(kWorkerUids)))},
+        {"gid", kSandboxGid},
+        {"supplementary_groups", Json::array()}}},
       {"steps", SandboxSteps()},
       {"fds",
        {{"mapped", "kept at their numbers"},

@@ -2,6 +2,7 @@
 
 #include <dirent.h>
 #include <fcntl.h>
+#include <pwd.h>
 #include <signal.h>
 #include <sys/ipc.h>
 #include <sys/msg.h>
@@ -22,6 +23,7 @@
 #include <utility>
 
 #include "core/file.h"
+#include "sandbox/policy.h"
 
 namespace ratchet {
 namespace {
@@ -120,6 +122,28 @@ bool Exiting(pid_t pid) {
   unsigned long flags = 0;
   if (!(fields >> flags)) return false;  // field 9
   return (flags & 0x4) != 0;
+}
+
+// The state letter (field 3) of /proc/PID/task/TID/stat, or 'X' when it cannot be read (gone).
+char TaskState(pid_t pid, const std::string& tid) {
+  Result<std::string> text =
+      ReadFile("/proc/" + std::to_string(pid) + "/task/" + tid + "/stat", 1 << 12);
+  if (!text.ok()) return 'X';
+  size_t close = text->rfind(')');
+  if (close == std::string::npos || close + 2 >= text->size()) return '?';
+  return (*text)[close + 2];
+}
+
+// The thread ids of `pid` (empty when it is gone).
+std::vector<std::string> Threads(pid_t pid) {
+  std::vector<std::string> tids;
+  DIR* dir = opendir(("/proc/" + std::to_string(pid) + "/task").c_str());
+  if (dir == nullptr) return tids;
+  while (dirent* entry = readdir(dir)) {
+    if (entry->d_name[0] != '.') tids.emplace_back(entry->d_name);
+  }
+  closedir(dir);
+  return tids;
 }
 
 Status KillEveryProcess(uid_t uid, bool until_exiting = false) {
@@ -402,6 +426,49 @@ Status FreezeSandboxProcesses(uid_t uid, bool stop) {
   RATCHET_RETURN_IF_ERROR(RefuseUid(uid, stop ? "freeze" : "thaw"));
   return SignalUser(uid, stop ? SIGSTOP : SIGCONT)
       .Annotate(std::string(stop ? "freezing" : "thawing") + " uid " + std::to_string(uid));
+}
+
+Status AwaitStopped(const std::vector<pid_t>& pids, double timeout_s) {
+  const auto deadline = std::chrono::steady_clock::now() +
+                        std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                            std::chrono::duration<double>(timeout_s));
+  while (true) {
+    std::string running;
+    for (pid_t pid : pids) {
+      if (Exiting(pid)) continue;
+      for (const std::string& tid : Threads(pid)) {
+        // T: stopped by a signal; t: by a tracer; Z and X: done.
+        const char state = TaskState(pid, tid);
+        if (state != 'T' && state != 't' && state != 'Z' && state != 'X') {
+          running = "thread " + tid + " of process " + std::to_string(pid) + " (state " +
+                    std::string(1, state) + ")";
+          break;
+        }
+      }
+      if (!running.empty()) break;
+    }
+    if (running.empty()) return Status::Ok();
+    if (std::chrono::steady_clock::now() >= deadline) {
+      return Status::Unavailable(running + " still runs " + std::to_string(timeout_s) +
+                                 " s after SIGSTOP");
+    }
+    std::this_thread::sleep_for(std::chrono::microseconds(200));
+  }
+}
+
+Status CheckWorkerUids() {
+  for (uid_t uid : kWorkerUids) {
+    if (uid == kSandboxUid) continue;
+    passwd entry{}, *found = nullptr;
+    char buffer[4096];
+    if (getpwuid_r(uid, &entry, buffer, sizeof buffer, &found) == 0 && found != nullptr) {
+      return Status::Unavailable(
+          "uid " + std::to_string(uid) + " belongs to the account '" + found->pw_name +
+          "', but ratchet's workers run as uids 65532-65534 and kill every process of them: "
+          "score on a machine where 65532 and 65533 belong to no account");
+    }
+  }
+  return Status::Ok();
 }
 
 Status ReapSandbox(uid_t uid) {

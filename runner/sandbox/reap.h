@@ -46,6 +46,15 @@ Status StopSandboxProcesses(uid_t uid);
 // own uid.
 Status FreezeSandboxProcesses(uid_t uid, bool stop);
 
+// Returns once every thread of `pids` is stopped (or gone, or exiting): a SIGSTOP takes effect
+// only when each thread next leaves the kernel, so a thread inside a driver call runs on until
+// that call returns. Unavailable, naming a thread still running, after `timeout_s`.
+Status AwaitStopped(const std::vector<pid_t>& pids, double timeout_s);
+
+// Refuses a machine where a worker uid other than kSandboxUid belongs to an account (a user of
+// that uid would see ratchet kill its processes and remove its files).
+Status CheckWorkerUids();
+
 // Kills every process of `uid` until none is live (an error names those still alive after ten
 // seconds), removes every SysV shared memory segment, semaphore set and message queue that
 // `uid` owns or created, and every file and folder it owns in WorldWritableFolders(), with all

@@ -49,6 +49,10 @@ Status CheckSpec(const SpawnSpec& spec) {
                             spec.cwd + "'");
   }
   if (spec.open_files == 0) return Status::Internal("spawn " + program + ": open_files is 0");
+  if (std::find(std::begin(kWorkerUids), std::end(kWorkerUids), spec.uid) == std::end(kWorkerUids)) {
+    return Status::Internal("spawn " + program + ": uid " + std::to_string(spec.uid) +
+                            " is not one of the sandbox's worker uids");
+  }
   std::set<int> child_fds;
   for (const FdMapping& mapping : spec.fds) {
     std::string which = "fd mapping " + std::to_string(mapping.parent_fd) + " -> " +
@@ -195,7 +199,7 @@ std::string DescribeFailure(const ChildError& error, const SpawnSpec& spec,
     case ChildOp::kSetresgid:
       return "setresgid(" + std::to_string(kSandboxGid) + ")";
     case ChildOp::kSetresuid:
-      return "setresuid(" + std::to_string(kSandboxUid) + ")";
+      return "setresuid(" + std::to_string(spec.uid) + ")";
     case ChildOp::kChdir:
       return "chdir " + spec.cwd;
     case ChildOp::kNoNewPrivs:
@@ -293,7 +297,7 @@ Result<pid_t> Spawn(const SpawnSpec& spec) {
   plan.temp_options = temp.options.c_str();
   plan.keep_dirs = keep_paths.data();
   plan.keep_count = plan.as_root ? keep_paths.size() : 0;
-  plan.uid = kSandboxUid;
+  plan.uid = spec.uid;
   plan.gid = kSandboxGid;
   plan.filter = &program_bpf;
   sigemptyset(&plan.empty_mask);

@@ -43,6 +43,8 @@ struct SpawnSpec {
   // lowered to the inherited hard limit when that is lower. Core files are always off.
   uint64_t file_size_bytes = kDefaultFileSizeBytes;
   uint64_t open_files = kDefaultOpenFiles;
+  // The uid the child takes as root: one of kWorkerUids (its group is always kSandboxGid).
+  uid_t uid = kSandboxUid;
 };
 
 // What Spawn does on this machine.

@@ -4,12 +4,14 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <deque>
 #include <thread>
 
 #include "contract/workers.h"
 #include "core/file.h"
 #include "core/sha256.h"
 #include "rules/pyformat.h"
+#include "sandbox/policy.h"
 #include "sandbox/reap.h"
 #include "sandbox/spawn.h"
 #include "scorer/draw_source.h"
@@ -20,6 +22,13 @@ namespace {
 
 // Empty calls made right before each timed call, after the warm-up (see ScoreOnce).
 constexpr int kPrimingCalls = 3;
+// Workers of later calls started while a call runs: each takes its own uid and is frozen during
+// every window of the calls before its own (see ScoreOnce). With the running one, at most
+// kWorkerUidCount workers are alive.
+constexpr size_t kWorkersAhead = kWorkerUidCount - 1;
+// How long a frozen worker's threads may take to stop (one inside a driver call stops only when
+// the call returns).
+constexpr double kFreezeTimeoutS = 10;
 
 
 double Seconds(std::chrono::steady_clock::time_point since) {
@@ -123,10 +132,52 @@ Result<RunOutcome> ScoreOnce(const RunInputs& inputs, const ProgressSink& say) {
     outcome.calls.push_back(std::move(record));
     finishing.reset();
   };
-  // When the run ends, nothing of the sandbox user is left behind, dying or not.
+  // Workers for the calls after the running one, started ahead so that their start-up (exec,
+  // loading torch, the device context) overlaps the running call's untimed steps; `hello` is
+  // sent at once and its reply read when the call comes. Each has a uid of its own
+  // (kWorkerUids in turn), so no process of another call can reach it, and no method is loaded
+  // into it before every process of the calls before it is gone or exiting. All of them are
+  // frozen (SIGSTOP, every thread confirmed stopped) while a window of the running call is open:
+  // its calibration, and its priming and timed call.
+  struct Ahead {
+    std::unique_ptr<WorkerProcess> worker;
+    int64_t spawned_ns = 0;
+    std::optional<CallFailure> not_sent;  // the hello could not be sent
+  };
+  std::deque<Ahead> ahead;
+  size_t started = 0;  // calls whose worker is started
+  auto start_worker = [&]() -> Status {
+    const uid_t uid = kWorkerUids[started % kWorkerUidCount];
+    // Whatever of this uid an earlier call left is gone or exiting before another worker takes it.
+    if (sandbox_full) RATCHET_RETURN_IF_ERROR(StopSandboxProcesses(uid));
+    Ahead next;
+    next.spawned_ns = MonotonicNs();
+    Result<std::unique_ptr<WorkerProcess>> worker = WorkerProcess::Start(launch, uid);
+    if (!worker.ok()) return worker.status();
+    next.worker = std::move(*worker);
+    next.not_sent = next.worker->Send(HelloCommand(rules, *next.worker), rules.limits.worker_start_s,
+                                      "starting the worker");
+    ahead.push_back(std::move(next));
+    ++started;
+    return Status::Ok();
+  };
+  // Freezes (or thaws) every worker started ahead; a freeze returns once each has stopped.
+  auto freeze_ahead = [&](bool stop) -> Status {
+    Status first;
+    for (Ahead& next : ahead) {
+      Status status = next.worker->Freeze(stop);
+      if (status.ok() && stop) status = next.worker->AwaitFrozen(kFreezeTimeoutS);
+      if (first.ok() && !status.ok()) first = status;
+    }
+    return first.Annotate(stop ? "freezing the workers started ahead" : "thawing the workers started ahead");
+  };
+  // When the run ends, nothing of the sandbox users is left behind, dying or not.
   auto finish_run = [&] {
     finish_previous();
-    if (sandbox_full) KillSandboxProcesses(kSandboxUid);
+    ahead.clear();  // each is killed and waited for
+    if (sandbox_full) {
+      for (uid_t uid : kWorkerUids) KillSandboxProcesses(uid);
+    }
   };
 
   for (size_t index = 0; index < count; ++index) {
@@ -157,8 +208,11 @@ Result<RunOutcome> ScoreOnce(const RunInputs& inputs, const ProgressSink& say) {
           /*harness=*/true};
       return std::move(outcome);
     };
-    if (sandbox_full) {
-      Status reaped = index == 0 ? ReapSandbox(kSandboxUid) : StopSandboxProcesses(kSandboxUid);
+    if (sandbox_full && index == 0) {
+      Status reaped = CheckWorkerUids();
+      for (uid_t uid : kWorkerUids) {
+        if (reaped.ok()) reaped = ReapSandbox(uid);
+      }
       if (!reaped.ok()) return harness_error(reaped);
     }
     // The steps of this call on the parent's clock (ms since the call began), kept with the
@@ -166,10 +220,17 @@ Result<RunOutcome> ScoreOnce(const RunInputs& inputs, const ProgressSink& say) {
     const int64_t call_started_ns = MonotonicNs();
     Json steps = Json::object();
     auto step = [&](const char* name) { steps[name] = (MonotonicNs() - call_started_ns) / 1e6; };
-    Result<std::unique_ptr<WorkerProcess>> started = WorkerProcess::Start(launch);
-    if (!started.ok()) return harness_error(started.status());
-    std::unique_ptr<WorkerProcess> owned = std::move(*started);
+    // This call's worker (unless it was started ahead) and those of the calls after it.
+    while (started < count && started <= index + kWorkersAhead) {
+      Status status = start_worker();
+      if (!status.ok()) return harness_error(status.Annotate("starting the worker of call " +
+                                                             std::to_string(started + 1)));
+    }
+    Ahead current = std::move(ahead.front());
+    ahead.pop_front();
+    std::unique_ptr<WorkerProcess> owned = std::move(current.worker);
     WorkerProcess& worker = *owned;
+    steps["spawned"] = (current.spawned_ns - call_started_ns) / 1e6;
     // The draws are made while the worker starts (loading torch takes it longer); the timed one
     // reaches it only inside its window.
     Result<Draw> warm = draws.Make(planned.warmup_dataset, planned.warmup_draw_index);
@@ -205,17 +266,32 @@ Result<RunOutcome> ScoreOnce(const RunInputs& inputs, const ProgressSink& say) {
     };
 
     Frame reply;
-    if (std::optional<CallFailure> failure = worker.Request(
-            HelloCommand(rules, worker), rules.limits.worker_start_s, "starting the worker",
-            &reply)) {
+    if (std::optional<CallFailure> failure =
+            current.not_sent ? current.not_sent
+                             : worker.Receive(rules.limits.worker_start_s, "starting the worker",
+                                              &reply)) {
       failure->harness = true;
       return fail(*failure);
     }
     record.hello = reply.header;
     step("hello");
+    // The worker's own instants of its start (the loader done, torch imported, hello read and
+    // answered) on the same clock, for where a start's time goes.
+    if (const Json* clock = reply.header.contains("clock_ns") ? &reply.header["clock_ns"] : nullptr;
+        clock && clock->is_object()) {
+      for (const auto& [name, ns] : clock->items()) {
+        if (ns.is_number_integer()) {
+          steps["worker_" + name] = (ns.get<int64_t>() - call_started_ns) / 1e6;
+        }
+      }
+    }
     finish_previous();
-    if (sandbox_full && reply.header.value("sandbox", Json::object()).value("uid", -1) != kSandboxUid) {
-      return fail(CallFailure{"crash", "the worker does not run as the sandbox user", true});
+    if (sandbox_full && reply.header.value("sandbox", Json::object()).value("uid", -1) !=
+                            static_cast<int64_t>(worker.uid())) {
+      return fail(CallFailure{"crash",
+                              "the worker does not run as its sandbox user (uid " +
+                                  std::to_string(worker.uid()) + ")",
+                              true});
     }
     if (index == 0) {
       say("  " + reply.header.value("device_name", std::string("?")) + ", torch " +
@@ -239,6 +315,15 @@ Result<RunOutcome> ScoreOnce(const RunInputs& inputs, const ProgressSink& say) {
       request.spin = spin;
       return request;
     };
+    // Nothing of a later call's start-up runs during a window of this one.
+    auto freeze = [&](bool stop) -> std::optional<CallFailure> {
+      Status status = freeze_ahead(stop);
+      if (status.ok()) return std::nullopt;
+      return CallFailure{"crash", status.message(), /*harness=*/true};
+    };
+    const size_t frozen_ahead = ahead.size();
+    if (std::optional<CallFailure> failure = freeze(true)) return fail(*failure);
+    step("froze");
     // Calibration: the empty method's round trip, before the method is imported.
     std::vector<double> samples;
     std::vector<Json> calibration_phases;
@@ -256,6 +341,7 @@ Result<RunOutcome> ScoreOnce(const RunInputs& inputs, const ProgressSink& say) {
     }
     record.overhead_ms = Median(samples);
     step("calibrated");
+    if (std::optional<CallFailure> failure = freeze(false)) return fail(*failure);
 
     const std::string entry = inputs.submission.native ? folder + "/" + BaseName(inputs.submission.library)
                                                        : folder + "/" + BaseName(inputs.submission.path);
@@ -279,6 +365,8 @@ Result<RunOutcome> ScoreOnce(const RunInputs& inputs, const ProgressSink& say) {
     step("warmed");
     // The inputs' sha256 goes into the evidence.
     record.inputs_sha256 = InputsSha256(*timed);
+    if (std::optional<CallFailure> failure = freeze(true)) return fail(*failure);
+    step("refroze");
     // The timed window is entered as each calibration call's was: right after empty calls of the
     // same kind, so that the processor's and the device's state (clocks, caches, the copy path)
     // is the one the calibration measured, not the one a pause after the warm-up leaves.
@@ -311,6 +399,7 @@ Result<RunOutcome> ScoreOnce(const RunInputs& inputs, const ProgressSink& say) {
     record.ms = timed_result.ms;
     record.parent_ms = timed_result.parent_ms;
     step("timed");
+    if (std::optional<CallFailure> failure = freeze(false)) return fail(*failure);
     for (size_t i = 0; i < timed_result.labels.size(); ++i) {
       if (static_cast<int64_t>(static_cast<uint8_t>(timed_result.labels[i])) == timed->test_y[i]) {
         ++record.correct;
@@ -318,7 +407,8 @@ Result<RunOutcome> ScoreOnce(const RunInputs& inputs, const ProgressSink& say) {
     }
     record.labels = std::move(timed_result.labels);
     record.phases = Json{{"timed", timed_result.phases},
-                         {"calibration", MedianPhases(calibration_phases)}};
+                         {"calibration", MedianPhases(calibration_phases)},
+                         {"frozen_ahead", frozen_ahead}};
     // Nothing of the method runs after this; the next worker may start while this one dies.
     worker.Kill();
     step("killed");

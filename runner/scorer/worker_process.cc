@@ -103,7 +103,7 @@ struct WorkerProcess::LogReader {
 };
 
 Result<std::string> MakeWorkerFolder(const std::vector<std::string>& copies,
-                                     const std::vector<FolderFile>& files) {
+                                     const std::vector<FolderFile>& files, uid_t uid) {
   char pattern[] = "/tmp/ratchet-worker-XXXXXX";
   if (mkdtemp(pattern) == nullptr) return Status::IOError("mkdtemp /tmp/ratchet-worker-*", errno);
   const std::string folder = pattern;
@@ -129,7 +129,7 @@ Result<std::string> MakeWorkerFolder(const std::vector<std::string>& copies,
       }
       RATCHET_RETURN_IF_ERROR(WriteFileAtomic(path, file.bytes, 0600));
     }
-    if (DescribeSandbox().full) return ChownTree(folder, kSandboxUid);
+    if (DescribeSandbox().full) return ChownTree(folder, uid);
     return Status::Ok();
   }();
   if (!made.ok()) {
@@ -151,11 +151,12 @@ std::vector<std::string> ExpandFolder(const std::vector<std::string>& argv, cons
   return out;
 }
 
-Result<std::unique_ptr<WorkerProcess>> WorkerProcess::Start(const WorkerLaunch& launch) {
+Result<std::unique_ptr<WorkerProcess>> WorkerProcess::Start(const WorkerLaunch& launch, uid_t uid) {
   std::unique_ptr<WorkerProcess> worker(new WorkerProcess());
   worker->sandbox_uid_ = DescribeSandbox().full;
+  worker->uid_ = uid;
 
-  Result<std::string> folder = MakeWorkerFolder(launch.copies, launch.files);
+  Result<std::string> folder = MakeWorkerFolder(launch.copies, launch.files, uid);
   if (!folder.ok()) return folder.status();
   worker->folder_ = *folder;
 
@@ -190,6 +191,7 @@ Result<std::unique_ptr<WorkerProcess>> WorkerProcess::Start(const WorkerLaunch& 
               {worker->channel_->worker_reply_fd(), 4},
               {read_only->get(), 5}};
   spec.covered = launch.covered;
+  spec.uid = uid;
   Result<pid_t> pid = Spawn(spec);
   close(log_pipe[1]);
   worker->channel_->CloseWorkerEnds();
@@ -204,23 +206,49 @@ std::optional<CallFailure> WorkerProcess::Request(const Json& command, double ti
                                                   const std::string& doing, Frame* reply,
                                                   bool spin) {
   Deadline deadline = Deadline::In(timeout_s);
-  Result<Frame> frame = channel_->Request(command, spin ? deadline.Spinning() : deadline, doing);
-  if (!frame.ok()) {
-    switch (channel_->last_failure()) {
-      case FrameFailure::kTimeout:
-        return CallFailure{"timeout", "timed out after " + std::to_string(static_cast<int64_t>(timeout_s)) +
-                                          " s while " + doing};
-      case FrameFailure::kClosed: {
-        Close();
-        return CallFailure{"crash", "the method's process ended (" + exit_description_ +
-                                        ") while " + doing};
-      }
-      case FrameFailure::kMalformed:
-        return CallFailure{"crash", frame.status().message()};
-      default:
-        return CallFailure{"crash", frame.status().message(), /*harness=*/true};
-    }
+  if (spin) deadline = deadline.Spinning();
+  if (std::optional<CallFailure> failure =
+          Failed(channel_->Send(command, deadline, doing), timeout_s, doing)) {
+    return failure;
   }
+  return Answered(channel_->Receive(deadline, doing), timeout_s, doing, reply);
+}
+
+std::optional<CallFailure> WorkerProcess::Send(const Json& command, double timeout_s,
+                                               const std::string& doing) {
+  return Failed(channel_->Send(command, Deadline::In(timeout_s), doing), timeout_s, doing);
+}
+
+std::optional<CallFailure> WorkerProcess::Receive(double timeout_s, const std::string& doing,
+                                                  Frame* reply, bool spin) {
+  Deadline deadline = Deadline::In(timeout_s);
+  return Answered(channel_->Receive(spin ? deadline.Spinning() : deadline, doing), timeout_s, doing,
+                  reply);
+}
+
+std::optional<CallFailure> WorkerProcess::Failed(const Status& status, double timeout_s,
+                                                 const std::string& doing) {
+  if (status.ok()) return std::nullopt;
+  switch (channel_->last_failure()) {
+    case FrameFailure::kTimeout:
+      return CallFailure{"timeout", "timed out after " +
+                                        std::to_string(static_cast<int64_t>(timeout_s)) +
+                                        " s while " + doing};
+    case FrameFailure::kClosed: {
+      Close();
+      return CallFailure{"crash",
+                         "the method's process ended (" + exit_description_ + ") while " + doing};
+    }
+    case FrameFailure::kMalformed:
+      return CallFailure{"crash", status.message()};
+    default:
+      return CallFailure{"crash", status.message(), /*harness=*/true};
+  }
+}
+
+std::optional<CallFailure> WorkerProcess::Answered(Result<Frame> frame, double timeout_s,
+                                                   const std::string& doing, Frame* reply) {
+  if (!frame.ok()) return Failed(frame.status(), timeout_s, doing);
   // Once a method is loaded it shares the worker's process and can write replies of its own, so
   // nothing in a reply decides that a failure is the harness's: the caller marks the steps that
   // come before the method (hello, calibration) as such. Every field is checked for its type.
@@ -252,10 +280,17 @@ Status WorkerProcess::Freeze(bool stop) {
                             errno);
   }
   if (sandbox_uid_) {
-    Status user = FreezeSandboxProcesses(kSandboxUid, stop);
+    Status user = FreezeSandboxProcesses(uid_, stop);
     if (first.ok()) first = user;
   }
   return first;
+}
+
+Status WorkerProcess::AwaitFrozen(double timeout_s) {
+  if (pid_ <= 0) return Status::Ok();
+  std::vector<pid_t> pids = sandbox_uid_ ? ProcessesOfUser(uid_) : std::vector<pid_t>();
+  if (std::find(pids.begin(), pids.end(), pid_) == pids.end()) pids.push_back(pid_);
+  return AwaitStopped(pids, timeout_s);
 }
 
 void WorkerProcess::Kill() {
@@ -264,7 +299,7 @@ void WorkerProcess::Kill() {
     kill(pid_, SIGKILL);
     // Whatever the method started (a forked child in another session) goes with the sandbox
     // user's processes; its log pipe then closes.
-    if (sandbox_uid_) StopSandboxProcesses(kSandboxUid);
+    if (sandbox_uid_) StopSandboxProcesses(uid_);
     killed_ = true;
   }
 }
@@ -282,7 +317,7 @@ void WorkerProcess::Close() {
   }
   // Without an earlier Kill(), no other worker can exist yet: wait until every process of the
   // sandbox user is gone, not only exiting.
-  if (sandbox_uid_ && !killed_before) KillSandboxProcesses(kSandboxUid);
+  if (sandbox_uid_ && !killed_before) KillSandboxProcesses(uid_);
   if (log_) {
     log_->stopping.store(true);
     if (log_->thread.joinable()) log_->thread.join();

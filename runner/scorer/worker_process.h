@@ -15,6 +15,7 @@
 #include "core/status.h"
 #include "protocol/input_buffer.h"
 #include "protocol/worker_channel.h"
+#include "sandbox/policy.h"
 
 namespace ratchet {
 
@@ -49,8 +50,10 @@ struct WorkerLaunch {
 
 class WorkerProcess {
  public:
-  // Creates the worker's folder, input buffer and pipes, and spawns it. Errors are the harness's.
-  static Result<std::unique_ptr<WorkerProcess>> Start(const WorkerLaunch& launch);
+  // Creates the worker's folder, input buffer and pipes, and spawns it as `uid` (one of
+  // kWorkerUids; under a partial sandbox it keeps ratchet's). Errors are the harness's.
+  static Result<std::unique_ptr<WorkerProcess>> Start(const WorkerLaunch& launch,
+                                                      uid_t uid = kSandboxUid);
   ~WorkerProcess();  // Close()
 
   // The worker's folder (where `copies` went).
@@ -63,12 +66,21 @@ class WorkerProcess {
   // `spin`: wait for the reply without sleeping (Deadline::Spinning).
   std::optional<CallFailure> Request(const Json& command, double timeout_s,
                                      const std::string& doing, Frame* reply, bool spin = false);
+  // Request in two halves, for a worker started ahead of its call: the command is sent at once,
+  // its reply read later. A failure of either is what Request would have returned.
+  std::optional<CallFailure> Send(const Json& command, double timeout_s, const std::string& doing);
+  std::optional<CallFailure> Receive(double timeout_s, const std::string& doing, Frame* reply,
+                                     bool spin = false);
 
   // Stops (SIGSTOP) or continues (SIGCONT) the worker: its process group and, under the full
-  // sandbox, every process of the sandbox user, so that nothing of the method runs while the
-  // board's idle power is read. Every signal is sent even when one fails; the first error is
-  // returned. Nothing to do once closed.
+  // sandbox, every process of its uid, so that nothing of it runs while the board's idle power
+  // is read or another worker's window is open. Every signal is sent even when one fails; the
+  // first error is returned. Nothing to do once closed.
   Status Freeze(bool stop);
+  // After Freeze(true): returns once every thread of those processes is stopped (AwaitStopped).
+  Status AwaitFrozen(double timeout_s);
+  // The uid the worker runs as.
+  uid_t uid() const { return uid_; }
   // The worker's pid (its process group), or -1 once closed.
   pid_t pid() const { return pid_; }
 
@@ -88,22 +100,29 @@ class WorkerProcess {
  private:
   WorkerProcess() = default;
   struct LogReader;
+  // A failed send or receive as the CallFailure of its kind; nullopt for ok.
+  std::optional<CallFailure> Failed(const Status& status, double timeout_s, const std::string& doing);
+  // A reply read (or not) as Request returns it.
+  std::optional<CallFailure> Answered(Result<Frame> frame, double timeout_s,
+                                      const std::string& doing, Frame* reply);
 
   std::string folder_;
   std::unique_ptr<InputBuffer> buffer_;
   std::unique_ptr<WorkerChannel> channel_;
   std::unique_ptr<LogReader> log_;
   pid_t pid_ = -1;
-  bool sandbox_uid_ = false;
+  bool sandbox_uid_ = false;  // the full sandbox: the worker has a uid of its own (uid_)
+  uid_t uid_ = kSandboxUid;
   bool killed_ = false;
   std::string exit_description_ = "running";
 };
 
 // A fresh private folder under /tmp for one untrusted process, holding copies of `copies` (by
 // base name) and empty tmp/ and cache/ folders, owned by the sandbox user when the sandbox is
-// full. The caller removes it.
+// full (`uid`: one of kWorkerUids). The caller removes it.
 Result<std::string> MakeWorkerFolder(const std::vector<std::string>& copies,
-                                     const std::vector<FolderFile>& files = {});
+                                     const std::vector<FolderFile>& files = {},
+                                     uid_t uid = kSandboxUid);
 
 // The scrubbed environment of an untrusted process whose folder is `folder`.
 std::vector<std::string> WorkerEnvironment(const std::string& folder,

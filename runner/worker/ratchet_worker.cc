@@ -54,6 +54,10 @@ int64_t MonotonicNs() {
   return int64_t{now.tv_sec} * 1000000000 + now.tv_nsec;
 }
 
+// When main() began: how long the loader took (from the parent's start) and how long the
+// worker's own start-up took are told apart in hello.
+int64_t g_main_ns = 0;
+
 // A command that cannot be answered with ok: its kind and message become the reply.
 struct CommandError : std::runtime_error {
   CommandError(std::string kind, const std::string& message)
@@ -177,6 +181,7 @@ class Worker {
   }
 
   Json Hello(const Json& command) {
+    const int64_t received_ns = MonotonicNs();
     if (layout_) throw CommandError("protocol", "hello was already answered");
     const int64_t train = IntegerField(command, "train", 1, kMaxInputRows);
     const int64_t test = IntegerField(command, "test", 1, kMaxInputRows);
@@ -224,6 +229,7 @@ class Worker {
     }
     buffer_ = std::move(mapping).value();
     layout_ = *layout;
+    reply["clock_ns"] = {{"main", g_main_ns}, {"received", received_ns}, {"replying", MonotonicNs()}};
     return reply;
   }
 
@@ -422,6 +428,7 @@ bool ClaimProtocolFds() {
 }  // namespace ratchet
 
 int main() {
+  ratchet::g_main_ns = ratchet::MonotonicNs();
   // The method's prints reach the log even though the worker is killed, not exited.
   std::setvbuf(stdout, nullptr, _IOLBF, 0);
   std::cout << std::unitbuf;

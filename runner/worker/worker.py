@@ -28,6 +28,7 @@ import traceback
 import types
 import warnings
 
+MAIN_NS = time.monotonic_ns()  # the interpreter is up; torch is not imported yet
 COMMAND_FD, REPLY_FD, BUFFER_FD = 3, 4, 5
 MAGIC = 0x31544352  # b"RCT1" read as a little-endian uint32
 HEADER = struct.Struct("<III")
@@ -56,6 +57,7 @@ import torch  # noqa: E402  (after the streams: torch may print while it loads)
 # trust the event time for that reason: it floors each dataset's time with its own clock.
 Event, synchronize, perf_counter = torch.cuda.Event, torch.cuda.synchronize, time.perf_counter
 monotonic_ns = time.monotonic_ns  # CLOCK_MONOTONIC, the clock the parent reads too
+IMPORTED_NS = monotonic_ns()  # torch is imported
 CUDA = torch.cuda.is_available()
 DEVICE = torch.device("cuda" if CUDA else "cpu")
 sync = synchronize if CUDA else (lambda: None)
@@ -238,6 +240,7 @@ class Worker:
         raise Failure("protocol", f"unknown command {name!r}")
 
     def hello(self, command):
+        received_ns = monotonic_ns()
         if self.sizes is not None:
             raise Failure("protocol", "a second hello")
         train, test, dims = (int(command[key]) for key in ("train", "test", "dims"))
@@ -273,7 +276,9 @@ class Worker:
                 "device_name": torch.cuda.get_device_name(0) if CUDA else cpu_name(),
                 "uuid": f"GPU-{uuid}" if uuid is not None else None,
                 "torch": torch.__version__, "l2_bytes": l2_bytes, "cpu_flush_bytes": cpu_flush,
-                "python": platform.python_version(), "sandbox": sandbox_state()}
+                "python": platform.python_version(), "sandbox": sandbox_state(),
+                "clock_ns": {"main": MAIN_NS, "imported": IMPORTED_NS, "received": received_ns,
+                             "replying": monotonic_ns()}}
 
     def pin_buffer(self, size):
         """Page-locks the input buffer for the device's copy engines (read-only registration), so

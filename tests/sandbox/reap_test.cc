@@ -2,6 +2,7 @@
 // object, and nothing of anyone else is touched.
 #include "sandbox/reap.h"
 
+#include <pwd.h>
 #include <sys/ipc.h>
 #include <sys/msg.h>
 #include <sys/sem.h>
@@ -194,6 +195,38 @@ TEST_F(ReapTest, RemovesSysVObjectsOfTheUid) {
   EXPECT_FALSE(ShmExists(handed));
   EXPECT_TRUE(ShmExists(kept));
   shmctl(kept, IPC_RMID, nullptr);
+}
+
+// A worker started ahead of its call is frozen before another's window opens: AwaitStopped
+// returns only once every thread is stopped.
+TEST_F(ReapTest, AwaitStoppedWaitsForEveryThreadToStop) {
+  SKIP_UNLESS_ROOT();
+  Result<pid_t> pid = Spawn(ProbeSpec({"sleep"}));
+  ASSERT_TRUE(pid.ok()) << pid.status().message();
+  ASSERT_TRUE(ReachesState(*pid, 'S'));
+  Status running = AwaitStopped({*pid}, 0.05);
+  EXPECT_EQ(running.code(), Status::Code::kUnavailable);
+  EXPECT_NE(running.message().find("process " + std::to_string(*pid) + " (state S)"),
+            std::string::npos)
+      << running.message();
+  ASSERT_EQ(kill(*pid, SIGSTOP), 0);
+  Status stopped = AwaitStopped({*pid}, 5);
+  EXPECT_TRUE(stopped.ok()) << stopped.message();
+  EXPECT_TRUE(ReachesState(*pid, 'T'));
+  ASSERT_TRUE(ReapSandbox(kSandboxUid).ok());
+  int status = 0;
+  ASSERT_TRUE(WaitWithin(*pid, &status, std::chrono::seconds(5)));
+  // Gone counts as stopped.
+  EXPECT_TRUE(AwaitStopped({*pid}, 0.05).ok());
+}
+
+TEST(WorkerUidsTest, NoWorkerUidButNobodysBelongsToAnAccountHere) {
+  // What CheckWorkerUids guards: the scoring machine gives 65532 and 65533 to nobody else.
+  Status status = CheckWorkerUids();
+  bool taken = false;
+  for (uid_t uid : kWorkerUids) taken = taken || (uid != kSandboxUid && getpwuid(uid) != nullptr);
+  EXPECT_EQ(status.ok(), !taken) << status.message();
+  if (taken) EXPECT_NE(status.message().find("belongs to the account"), std::string::npos);
 }
 
 TEST_F(ReapTest, SignalUserFreezesAndThawsTheSandbox) {

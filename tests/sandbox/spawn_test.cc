@@ -279,6 +279,33 @@ TEST_F(SpawnTest, RefusesAMalformedSpec) {
   SpawnSpec covered_file = ReportSpec();
   covered_file.covered = {secret_};
   EXPECT_NE(Spawn(covered_file).status().message().find("is not a folder"), std::string::npos);
+
+  SpawnSpec other_uid = ReportSpec();
+  other_uid.uid = 1000;
+  EXPECT_NE(Spawn(other_uid).status().message().find("is not one of the sandbox's worker uids"),
+            std::string::npos);
+  ExpectNoChildren();
+}
+
+// Every worker uid can be taken; a folder of one uid's is closed to the others.
+TEST_F(SpawnTest, RunsAsEachWorkerUid) {
+  SKIP_UNLESS_ROOT();
+  for (uid_t uid : kWorkerUids) {
+    ASSERT_EQ(chown(worker_.c_str(), uid, kSandboxGid), 0);
+    ASSERT_EQ(chown(probe_.c_str(), uid, kSandboxGid), 0);
+    SpawnSpec spec = ReportSpec();
+    spec.uid = uid;
+    Json report = Report(spec);
+    EXPECT_EQ(report["uid"], Ids(uid));
+    EXPECT_EQ(report["gid"], Ids(kSandboxGid));
+  }
+  // The folder stays 65532's: 65534 cannot enter it.
+  SpawnSpec locked_out = ReportSpec();
+  locked_out.uid = kSandboxUid;
+  Status status = Spawn(locked_out).status();
+  EXPECT_NE(status.message().find("chdir"), std::string::npos) << status.message();
+  ASSERT_EQ(chown(worker_.c_str(), kSandboxUid, kSandboxGid), 0);
+  for (uid_t uid : kWorkerUids) EXPECT_TRUE(ReapSandbox(uid).ok());
   ExpectNoChildren();
 }
 

@@ -22,6 +22,7 @@
 #include "core/file.h"
 #include "evidence/reader.h"
 #include "rules/rule_set.h"
+#include "sandbox/policy.h"
 #include "sandbox/reap.h"
 #include "support/checkout.h"
 #include "support/fast_rules.h"
@@ -161,7 +162,9 @@ TEST(ScoreCommandTest, RedTeamSubmissionsEndWithTheirRule) {
     Result<EvidenceSummary> evidence = ReadEvidence(out);
     ASSERT_TRUE(evidence.ok()) << name << ": " << evidence.status().message();
     EXPECT_TRUE(evidence->complete) << name;
-    EXPECT_TRUE(ProcessesOfUser(65534).empty()) << name << " left a process running";
+    for (uid_t uid : kWorkerUids) {
+      EXPECT_TRUE(ProcessesOfUser(uid).empty()) << name << " left a process of uid " << uid;
+    }
   }
 }
 
@@ -187,6 +190,43 @@ TEST(ScoreCommandTest, BadUsageExitsTwo) {
     EXPECT_EQ(run.exit_code, 2) << c.message << "\n" << run.err;
     EXPECT_NE(run.err.find(c.message), std::string::npos) << run.err;
   }
+}
+
+// The workers of the next calls start while a call runs, each as a uid of its own, and are
+// frozen during its windows. The red-team method looks for them from inside its warm-up and
+// its timed call: it must find them, reach none, and see each stopped while it is timed.
+TEST(ScoreCommandTest, WorkersOfLaterCallsStartAheadFrozenAndOutOfReach) {
+  if (!HavePython()) GTEST_SKIP() << "no python3 that imports torch";
+  TempDir dir;
+  const std::string out = dir / "evidence";
+  BinaryRun run = RunRatchet({"score",
+                              SourceDir() + "/tests/submissions/reach_other_workers.py:method",
+                              "--band", "3000", "--rules", FastRules(dir), "--out", out});
+  ASSERT_TRUE(run.exit_code == 0 || run.exit_code == 1) << run.out << run.err;
+  for (const std::string& rule : Broken(Report(out))) {
+    EXPECT_TRUE(rule.rfind("dispersion-", 0) == 0 || rule.rfind("timing-", 0) == 0)
+        << rule << "\n" << run.out;
+  }
+  const std::string folder = out + "/records/reach_other_workers/run-1";
+  Json calls = Json::parse(*ReadFile(folder + "/calls.json"));
+  ASSERT_EQ(calls.size(), 4u);
+  const bool full = geteuid() == 0;
+  for (size_t i = 0; i < calls.size(); ++i) {
+    const Json& call = calls[i];
+    // Two calls ahead while there are two more to come.
+    EXPECT_EQ(call["phases"]["frozen_ahead"], std::min<size_t>(2, calls.size() - 1 - i)) << i;
+    if (i > 0) {
+      EXPECT_LT(call["phases"]["steps"]["spawned"].get<double>(), 0)
+          << "call " << i + 1 << "'s worker was not started during an earlier call";
+    }
+    if (full) EXPECT_EQ(call["worker"]["sandbox"]["uid"], kWorkerUids[i % kWorkerUidCount]) << i;
+  }
+  if (!full) return;  // without root the workers share ratchet's uid: nothing is out of reach
+  Result<std::string> first = ReadFile(folder + "/logs/01.log");
+  ASSERT_TRUE(first.ok()) << first.status().message();
+  EXPECT_NE(first->find("call 2: 2 other workers, none reachable, thread states ['T', 'T']"),
+            std::string::npos)
+      << *first;
 }
 
 }  // namespace
