@@ -85,13 +85,17 @@ Result<AuditResult> Audit(const std::string& path, const AuditOptions& options) 
                             "scorer record (version, file, function, calls, ...) nor one "
                             "wrapped as {returncode, stdout, stderr, record}");
   }
-  Result<RuleSet> rules = LoadRuleSet(options.rules_path);
+  // The record's version names its rule set, unless --rules gives one (which must judge it).
+  Result<RuleSet> rules = options.rules_path ? LoadRuleSet(options.rules_path)
+                                             : RuleSetForRecord(*document, BaseName(path), &result);
   if (!rules.ok()) return rules.status();
+  if (options.rules_path) result.rules = rules->id + " (given with --rules)";
   Result<std::optional<SubmissionFile>> submission =
       FindSubmission(path, RecordFileName(*document), options.submission);
   if (!submission.ok()) return submission.status();
   RATCHET_RETURN_IF_ERROR(
       AuditReferenceRecord(*document, BaseName(path), *rules, *submission, &result));
+  if (!result.nothing_to_audit.empty()) result.rules.clear();  // nothing was judged
   return result;
 }
 

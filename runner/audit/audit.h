@@ -14,17 +14,20 @@
 namespace ratchet {
 
 struct AuditOptions {
-  std::optional<std::string> data_dir;    // searched first for the datasets (labels re-counted)
-  std::optional<std::string> rules_path;  // a rule-set file instead of the embedded one
+  std::optional<std::string> data_dir;  // searched first for the datasets (labels re-counted)
+  // --rules: the id of an embedded rule set or a rule-set file. nullopt: the embedded one whose
+  // sha256 an evidence directory's contract locks, or whose version a record names.
+  std::optional<std::string> rules_path;
   // The file a reference record scored; by default its `file` name is looked for beside the
   // record and in the two folders above it.
   std::optional<std::string> submission;
 };
 
 // Audits `path`: an evidence directory (or the hidden partial folder of one) or a JSON file
-// holding a reference record. Input that is none of these, or that was judged under another
-// rule set, is BadInput or Usage; a file that cannot be read is an IOError. What is wrong with
-// the claim itself is in the result's findings.
+// holding a reference record. Input that is none of these, or that was judged under a rule set
+// other than the one given (or, with none given, than every embedded one), is BadInput or
+// Usage; a file that cannot be read is an IOError. What is wrong with the claim itself is in
+// the result's findings; the result's `rules` says which rule set judged it.
 Result<AuditResult> Audit(const std::string& path, const AuditOptions& options);
 
 }  // namespace ratchet

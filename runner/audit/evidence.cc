@@ -20,20 +20,57 @@ constexpr char kReportSchema[] = "ratchet.report/1";
 
 std::string Quoted(const std::string& text) { return "'" + text + "'"; }
 
-// The rule set the evidence was scored under must be the one the audit judges with.
-Status CheckRules(const Json& contract, const RuleSet& rules) {
+// The rule set the evidence was scored under, as contract.json locks it (null where missing).
+Json LockedRules(const Json& contract) {
   const Json locked = contract.is_object() ? contract.value("locked", Json()) : Json();
-  const Json locked_rules = locked.is_object() ? locked.value("rules", Json()) : Json();
-  if (!locked_rules.is_object()) return Status::Ok();  // a finding of its own below
-  const Json sha256 = locked_rules.value("sha256", Json());
-  if (sha256 != Json(rules.sha256)) {
-    return Status::Usage("the evidence was scored under the rule set " +
-                         JsonShown(locked_rules.value("id", Json())) + " (sha256 " +
-                         JsonShown(sha256) + " in contract.json); this audit judges with " +
-                         rules.id + " (sha256 " + rules.sha256 +
-                         "): give that rule set with --rules FILE");
+  return locked.is_object() ? locked.value("rules", Json()) : Json();
+}
+
+// The rule set the audit judges with: the one --rules gives, which must be the one the evidence
+// was scored under, or else the embedded one whose sha256 contract.json locks. Sets
+// `result->rules` to say which.
+Result<RuleSet> RulesForEvidence(const Json& contract, const std::optional<std::string>& given,
+                                 AuditResult* result) {
+  const Json locked_rules = LockedRules(contract);
+  if (!locked_rules.is_object()) {
+    // A finding of its own below; the figures are still re-derived, under the rule set given
+    // or the default.
+    Result<RuleSet> rules = LoadRuleSet(given);
+    if (rules.ok()) {
+      result->rules = rules->id + (given ? " (given with --rules" : " (the default") +
+                      "; contract.json locks no rule set)";
+    }
+    return rules;
   }
-  return Status::Ok();
+  const Json sha256 = locked_rules.value("sha256", Json());
+  Result<const RuleSet*> embedded =
+      FindEmbeddedRuleSetBySha256(sha256.is_string() ? sha256.get<std::string>() : std::string());
+  if (!embedded.ok()) return embedded.status();
+  const std::string scored_under = "the evidence was scored under the rule set " +
+                                   JsonShown(locked_rules.value("id", Json())) + " (sha256 " +
+                                   JsonShown(sha256) + " in contract.json)";
+  const std::string give = *embedded != nullptr
+                               ? "give --rules " + (*embedded)->id + ", or leave --rules out"
+                               : std::string("give that rule set with --rules FILE");
+  if (!given) {
+    if (*embedded == nullptr) {
+      return Status::Usage(scored_under +
+                           "; no rule set compiled into ratchet has that sha256 (they are " +
+                           EmbeddedRuleSetIds() + "): " + give);
+    }
+    result->rules = (*embedded)->id + " (compiled in; the rule set contract.json locks, sha256 " +
+                    (*embedded)->sha256 + ")";
+    return **embedded;
+  }
+  Result<RuleSet> rules = LoadRuleSet(given);
+  if (!rules.ok()) return rules.status();
+  if (sha256 != Json(rules->sha256)) {
+    return Status::Usage(scored_under + "; this audit judges with " + rules->id + " (sha256 " +
+                         rules->sha256 + "): " + give);
+  }
+  result->rules = rules->id + " (given with --rules; the rule set contract.json locks, sha256 " +
+                  rules->sha256 + ")";
+  return rules;
 }
 
 std::string Plural(int n, const std::string& one, const std::string& many) {
@@ -198,9 +235,8 @@ Status AuditEvidence(const std::string& dir, const EvidenceAuditOptions& options
                      AuditResult* result) {
   Result<EvidenceSummary> summary = ReadEvidence(dir);
   if (!summary.ok()) return summary.status();
-  Result<RuleSet> rules = LoadRuleSet(options.rules_path);
+  Result<RuleSet> rules = RulesForEvidence(summary->contract, options.rules_path, result);
   if (!rules.ok()) return rules.status();
-  RATCHET_RETURN_IF_ERROR(CheckRules(summary->contract, *rules));
   Result<std::vector<FolderItem>> items = ScanFolder(dir);
   if (!items.ok()) return items.status();
 

@@ -14,13 +14,16 @@
 namespace ratchet {
 
 struct EvidenceAuditOptions {
-  std::optional<std::string> rules_path;  // a rule-set file instead of the embedded one
-  std::optional<std::string> data_dir;    // searched first for datasets
+  // --rules (an embedded id or a rule-set file); nullopt: the embedded rule set whose sha256
+  // contract.json locks.
+  std::optional<std::string> rules_path;
+  std::optional<std::string> data_dir;  // searched first for datasets
 };
 
-// Errors: what is not an evidence directory (BadInput, as ReadEvidence says), a rule set other
-// than the one the contract locks (Usage: it must be given), a folder that cannot be read
-// (IOError). Everything wrong with the evidence itself is a finding in `result`.
+// Errors: what is not an evidence directory (BadInput, as ReadEvidence says), a rule set given
+// other than the one the contract locks, or none given where no embedded one is it (Usage: it
+// must be given), a folder that cannot be read (IOError). Everything wrong with the evidence
+// itself is a finding in `result`; `result->rules` says which rule set judged.
 Status AuditEvidence(const std::string& dir, const EvidenceAuditOptions& options,
                      AuditResult* result);
 

@@ -188,15 +188,48 @@ RecordShape ShapeOf(const Json& document) {
   return RecordShape::kNone;
 }
 
-std::optional<std::string> RecordFileName(const Json& document) {
+namespace {
+
+// The string field `key` of the record in `document` (bare, or inside a wrapper), if it has one.
+std::optional<std::string> RecordString(const Json& document, const char* key) {
   const Json* record = &document;
   if (ShapeOf(document) == RecordShape::kWrapped) {
     if (!document.contains("record")) return std::nullopt;
     record = &document["record"];
   }
-  if (!record->is_object() || !record->contains("file") || !(*record)["file"].is_string())
+  if (!record->is_object() || !record->contains(key) || !(*record)[key].is_string())
     return std::nullopt;
-  return (*record)["file"].get<std::string>();
+  return (*record)[key].get<std::string>();
+}
+
+}  // namespace
+
+std::optional<std::string> RecordFileName(const Json& document) {
+  return RecordString(document, "file");
+}
+
+std::optional<std::string> RecordVersion(const Json& document) {
+  return RecordString(document, "version");
+}
+
+Result<RuleSet> RuleSetForRecord(const Json& document, const std::string& name,
+                                 AuditResult* result) {
+  const std::optional<std::string> version = RecordVersion(document);
+  if (!version) {
+    Result<RuleSet> rules = LoadRuleSet(std::nullopt);
+    if (rules.ok()) result->rules = rules->id + " (the default: the record names no version)";
+    return rules;
+  }
+  Result<const RuleSet*> found = FindEmbeddedRuleSetByVersion(*version);
+  if (!found.ok()) return found.status();
+  if (*found == nullptr) {
+    return Status::BadInput(name + ": the record was made by " + Quoted(*version) +
+                            "; no rule set compiled into ratchet judges that version (they are " +
+                            EmbeddedRuleSetIds() +
+                            "): give the record's own rule set with --rules FILE");
+  }
+  result->rules = (*found)->id + " (compiled in; the rule set of the record's version)";
+  return **found;
 }
 
 Status AuditReferenceRecord(const Json& document, const std::string& name, const RuleSet& rules,
@@ -236,9 +269,14 @@ Status AuditReferenceRecord(const Json& document, const std::string& name, const
 
   std::optional<std::string> version = reader.String(*record, base, "version");
   if (version && *version != rules.version) {
-    return Status::BadInput(name + ": the record was made by " + Quoted(*version) +
-                            "; the rule set " + rules.id + " judges " + Quoted(rules.version) +
-                            ": give the record's own rule set with --rules FILE");
+    Result<const RuleSet*> own = FindEmbeddedRuleSetByVersion(*version);
+    const bool compiled_in = own.ok() && *own != nullptr;
+    return Status::BadInput(
+        name + ": the record was made by " + Quoted(*version) + "; the rule set " + rules.id +
+        " judges " + Quoted(rules.version) +
+        (compiled_in ? ": give the record's own rule set, " + (*own)->id +
+                           ", with --rules, or leave --rules out"
+                     : std::string(": give the record's own rule set with --rules FILE")));
   }
   std::optional<std::string> file = reader.String(*record, base, "file");
   std::optional<std::string> function = reader.String(*record, base, "function");

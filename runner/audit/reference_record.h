@@ -23,11 +23,21 @@ RecordShape ShapeOf(const Json& document);
 
 // The submission file a record names ("file"), when the document holds one.
 std::optional<std::string> RecordFileName(const Json& document);
+// The scorer version a record names ("version"), when the document holds one: it says which
+// rule set judges the record.
+std::optional<std::string> RecordVersion(const Json& document);
 
 struct SubmissionFile {
   std::string path;  // where it was found, for messages
   std::string bytes;
 };
+
+// The rule set that judges the record in `document`, read from the file called `name`: the
+// embedded one whose version string is the record's (the default when the document names none:
+// a wrapper without a record, a damaged record). A version no embedded rule set has is BadInput:
+// the record's own rule set must be given with --rules. Sets `result->rules` to say which.
+Result<RuleSet> RuleSetForRecord(const Json& document, const std::string& name,
+                                 AuditResult* result);
 
 // Audits the record in `document`, read from the file called `name` (findings begin with it).
 // A record of another scorer version than `rules.version` is BadInput: it can only be judged

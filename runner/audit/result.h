@@ -28,6 +28,7 @@ enum class AuditVerdict {
 struct AuditResult {
   std::string path;                 // what was audited, as given
   std::string format;               // "ratchet evidence directory", "reference scorer record", ...
+  std::string rules;                // the rule set that judged, and why that one
   std::vector<std::string> claims;  // what the evidence claims, one line per record
   std::vector<AuditFinding> findings;   // in the order they were found
   std::vector<std::string> checked;     // what was re-derived and agreed, for the reader

@@ -10,7 +10,7 @@
 namespace ratchet {
 
 const char kAuditUsage[] =
-    "usage: ratchet audit PATH [--data DIR] [--rules FILE] [--submission FILE]\n"
+    "usage: ratchet audit PATH [--data DIR] [--rules ID|FILE] [--submission FILE]\n"
     "\n"
     "Decides whether the claim of PATH stands: a ratchet evidence directory, or a JSON file with "
     "a\n"
@@ -19,20 +19,24 @@ const char kAuditUsage[] =
     "correct labels re-derived from the revealed seed (where the datasets are here), and the "
     "energy\n"
     "column recomputed from its windows with its telemetry checked against the rule set's bands.\n"
-    "Prints a line per finding (\"finding:\" breaks the claim, \"note:\" qualifies it), what was\n"
-    "checked, and a verdict line; docs/audit.md lists every check.\n"
+    "Prints the rule set that judged, a line per finding (\"finding:\" breaks the claim,\n"
+    "\"note:\" qualifies it), what was checked, and a verdict line; docs/audit.md lists every\n"
+    "check.\n"
     "\n"
     "  --data DIR         search DIR first for the datasets (see `ratchet datasets --help`)\n"
-    "  --rules FILE       the rule set the claim was made under (default: the embedded\n"
-    "                     mnist-a100/1.2.0)\n"
+    "  --rules ID|FILE    the rule set the claim was made under: the id of one compiled in\n"
+    "                     (mnist-a100/1.2.0, the reference scorer's; mnist-a100/1.3.0, ratchet's\n"
+    "                     with an NVIDIA H200 telemetry band) or a rule-set file (default: the\n"
+    "                     compiled-in one whose sha256 an evidence directory's contract.json\n"
+    "                     locks, or whose version string a record names)\n"
     "  --submission FILE  the file a reference record scored (default: the record's file name,\n"
     "                     beside it or in the two folders above)\n"
     "\n"
     "exit codes: 0 the claim stands (also when it stands only as an unofficial one: the verdict\n"
     "            says \"not official\" and why); 1 it does not stand, or there is nothing to "
     "audit;\n"
-    "            2 bad usage or input (not evidence, not JSON, an unknown format, another rule "
-    "set);\n"
+    "            2 bad usage or input (not evidence, not JSON, an unknown format, a rule set\n"
+    "            other than the claim's, or none compiled in that is the claim's);\n"
     "            3 the harness could not do its work\n";
 
 namespace {
@@ -57,6 +61,7 @@ int Run(CommandContext& context) {
 
   std::ostream& out = context.out;
   out << "audit of " << result->path << ": " << result->format << "\n";
+  if (!result->rules.empty()) out << "rules: " << result->rules << "\n";
   for (const std::string& claim : result->claims) out << "claim: " << claim << "\n";
   for (const AuditFinding& finding : result->findings) {
     out << (finding.kind == AuditFinding::Kind::kBreaks ? "finding: " : "note: ") << finding.where

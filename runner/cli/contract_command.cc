@@ -14,7 +14,7 @@
 namespace ratchet {
 
 const char kContractUsage[] =
-    "usage: ratchet contract [--json] [--data DIR] [--rules FILE] [--python PATH]\n"
+    "usage: ratchet contract [--json] [--data DIR] [--rules ID|FILE] [--python PATH]\n"
     "\n"
     "Prints the run contract of this machine: what a run here is bound to (the harness, the\n"
     "rule set, the worker files, the datasets, the sandbox policy; a baseline's must be equal)\n"
@@ -22,18 +22,21 @@ const char kContractUsage[] =
     "libraries, the device). docs/contract.md describes every field.\n"
     "\n"
     "options:\n"
-    "  --json         print the contract as JSON (2-space indent, keys sorted)\n"
-    "  --data DIR     look for the datasets in DIR first, then in $RATCHET_DATA and the\n"
-    "                 packages' standard places\n"
-    "  --rules FILE   lock this rule-set file instead of the embedded mnist-a100/1.2.0\n"
-    "  --python PATH  the interpreter of Python submissions, whose versions the lane records\n"
-    "                 (default: $RATCHET_PYTHON, else the first python3 on PATH that imports\n"
-    "                 torch, else none: recorded as null)\n"
+    "  --json           print the contract as JSON (2-space indent, keys sorted)\n"
+    "  --data DIR       look for the datasets in DIR first, then in $RATCHET_DATA and the\n"
+    "                   packages' standard places\n"
+    "  --rules ID|FILE  the rule set to lock: the id of one compiled in, mnist-a100/1.3.0 (the\n"
+    "                   default: the reference scorer's rules plus a telemetry band for the\n"
+    "                   NVIDIA H200) or mnist-a100/1.2.0 (the reference scorer's own), or a\n"
+    "                   rule-set file (docs/rules.md)\n"
+    "  --python PATH    the interpreter of Python submissions, whose versions the lane records\n"
+    "                   (default: $RATCHET_PYTHON, else the first python3 on PATH that imports\n"
+    "                   torch, else none: recorded as null)\n"
     "\n"
-    "exit codes: 0 printed; 2 bad usage, a --rules file that does not exist, is not a\n"
-    "file, is over 1 MiB, does not parse or names a dataset ratchet does not know, a --data\n"
-    "folder that does not exist, a dataset file with the wrong hash, a --python or\n"
-    "$RATCHET_PYTHON interpreter that cannot import torch;\n"
+    "exit codes: 0 printed; 2 bad usage, a --rules that is neither a compiled-in id nor a file,\n"
+    "a --rules file over 1 MiB, one that does not parse or names a dataset ratchet does not\n"
+    "know, a --data folder that does not exist, a dataset file with the wrong hash, a --python\n"
+    "or $RATCHET_PYTHON interpreter that cannot import torch;\n"
     "3 a fact of this machine could not be read.\n";
 
 namespace {

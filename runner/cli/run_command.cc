@@ -27,7 +27,7 @@ namespace ratchet {
 
 const char kRunUsage[] =
     "usage: ratchet run --baseline FILE [--record ID ...] [--runs N] [--out DIR] [--require-lane]\n"
-    "                   [--no-energy] [--json] [--data DIR] [--python PATH] [--rules FILE]\n"
+    "                   [--no-energy] [--json] [--data DIR] [--python PATH] [--rules ID|FILE]\n"
     "\n"
     "Scores every record of the baseline FILE (records.json; docs/baseline.md), or the records\n"
     "named, each timed call in a fresh sandboxed worker, into one evidence directory; then\n"
@@ -49,7 +49,10 @@ const char kRunUsage[] =
     "  --data DIR       search DIR first for datasets (see `ratchet datasets --help`)\n"
     "  --python PATH    the interpreter for Python submissions (default: $RATCHET_PYTHON, else\n"
     "                   the first python3 on PATH that imports torch)\n"
-    "  --rules FILE     a rule-set file instead of the embedded mnist-a100/1.2.0\n"
+    "  --rules ID|FILE  the rule set, locked in the contract: the id of one compiled in,\n"
+    "                   mnist-a100/1.3.0 (the default: the reference scorer's rules plus a\n"
+    "                   telemetry band for the NVIDIA H200) or mnist-a100/1.2.0 (the reference\n"
+    "                   scorer's own), or a rule-set file (docs/rules.md)\n"
     "\n"
     "exit codes: 0 every record as the baseline expects; 1 a difference (each printed with its\n"
     "            code); 2 bad usage or input (a malformed baseline, a missing submission);\n"

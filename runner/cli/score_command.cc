@@ -15,7 +15,7 @@ namespace ratchet {
 
 const char kScoreUsage[] =
     "usage: ratchet score FILE[:function] [--difficulty N | --band BP] [--runs N] [--out DIR]\n"
-    "                     [--no-energy] [--data DIR] [--python PATH] [--rules FILE]\n"
+    "                     [--no-energy] [--data DIR] [--python PATH] [--rules ID|FILE]\n"
     "\n"
     "Scores one submission: a Python method file (FILE.py, the function named or the single\n"
     "top-level one) or a native one (FILE.cpp, defining method() with RATCHET_METHOD). Every timed\n"
@@ -35,7 +35,10 @@ const char kScoreUsage[] =
     "  --python PATH   the interpreter for Python submissions, recorded in the lane for native ones\n"
     "                  too (default: $RATCHET_PYTHON, else the first python3 on PATH that imports\n"
     "                  torch)\n"
-    "  --rules FILE    a rule-set file instead of the embedded mnist-a100/1.2.0\n"
+    "  --rules ID|FILE the rule set: the id of one compiled in, mnist-a100/1.3.0 (the\n"
+    "                  default: the reference scorer's rules plus a telemetry band for the NVIDIA\n"
+    "                  H200) or mnist-a100/1.2.0 (the reference scorer's own), or a rule-set file\n"
+    "                  (docs/rules.md)\n"
     "\n"
     "exit codes: 0 qualified; 1 disqualified (every problem printed); 2 bad usage or input;\n"
     "            3 the harness could not run it (no dataset, no worker); 130 interrupted\n";

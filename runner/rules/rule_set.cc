@@ -10,10 +10,12 @@
 
 namespace ratchet {
 
-// The bytes of mnist-a100-1.2.0.json, defined in the source CMake generates from it.
+// The rule-set files' names and bytes, defined in the source CMake generates from them.
 namespace internal {
-extern const unsigned char kEmbeddedRuleSet[];
-extern const size_t kEmbeddedRuleSetSize;
+extern const size_t kEmbeddedRuleSetCount;
+extern const char* const kEmbeddedRuleSetFiles[];
+extern const unsigned char* const kEmbeddedRuleSetBytes[];
+extern const size_t kEmbeddedRuleSetSizes[];
 }  // namespace internal
 
 namespace {
@@ -454,24 +456,107 @@ Result<RuleSet> ParseRuleSet(std::string_view text, const std::string& what) {
   return rules;
 }
 
-const std::string& EmbeddedRuleSetText() {
-  static const std::string kText(reinterpret_cast<const char*>(internal::kEmbeddedRuleSet),
-                                 internal::kEmbeddedRuleSetSize);
-  return kText;
+const std::vector<EmbeddedRuleSet>& EmbeddedRuleSets() {
+  static const std::vector<EmbeddedRuleSet>* const kFiles = [] {
+    auto* files = new std::vector<EmbeddedRuleSet>();
+    for (size_t i = 0; i < internal::kEmbeddedRuleSetCount; ++i) {
+      files->push_back(
+          {internal::kEmbeddedRuleSetFiles[i],
+           std::string(reinterpret_cast<const char*>(internal::kEmbeddedRuleSetBytes[i]),
+                       internal::kEmbeddedRuleSetSizes[i])});
+    }
+    return files;
+  }();
+  return *kFiles;
 }
 
-Result<RuleSet> LoadRuleSet(const std::optional<std::string>& path) {
-  if (!path)
-    return ParseRuleSet(EmbeddedRuleSetText(), "the embedded rule set mnist-a100-1.2.0.json");
+const Result<std::vector<RuleSet>>& ParsedEmbeddedRuleSets() {
+  static const Result<std::vector<RuleSet>>* const kParsed = [] {
+    std::vector<RuleSet> parsed;
+    std::set<std::string> ids, versions;
+    for (const EmbeddedRuleSet& file : EmbeddedRuleSets()) {
+      Result<RuleSet> rules = ParseRuleSet(file.text, "the embedded rule set " + file.file);
+      if (!rules.ok())
+        return new Result<std::vector<RuleSet>>(Status::Internal(rules.status().message()));
+      if (!ids.insert(rules->id).second || !versions.insert(rules->version).second) {
+        return new Result<std::vector<RuleSet>>(Status::Internal(
+            "the embedded rule set " + file.file + " repeats the id or the version of another"));
+      }
+      parsed.push_back(std::move(rules).value());
+    }
+    return new Result<std::vector<RuleSet>>(std::move(parsed));
+  }();
+  return *kParsed;
+}
+
+namespace {
+
+Result<const RuleSet*> FindEmbedded(const std::string& value, std::string RuleSet::*field) {
+  const Result<std::vector<RuleSet>>& parsed = ParsedEmbeddedRuleSets();
+  if (!parsed.ok()) return parsed.status();
+  for (const RuleSet& rules : *parsed) {
+    if (rules.*field == value) return &rules;
+  }
+  return static_cast<const RuleSet*>(nullptr);
+}
+
+}  // namespace
+
+Result<const RuleSet*> FindEmbeddedRuleSetById(const std::string& id) {
+  return FindEmbedded(id, &RuleSet::id);
+}
+
+Result<const RuleSet*> FindEmbeddedRuleSetBySha256(const std::string& sha256) {
+  return FindEmbedded(sha256, &RuleSet::sha256);
+}
+
+Result<const RuleSet*> FindEmbeddedRuleSetByVersion(const std::string& version) {
+  return FindEmbedded(version, &RuleSet::version);
+}
+
+std::string EmbeddedRuleSetIds() {
+  const Result<std::vector<RuleSet>>& parsed = ParsedEmbeddedRuleSets();
+  if (!parsed.ok()) return "none readable (" + parsed.status().message() + ")";
+  std::string ids;
+  for (const RuleSet& rules : *parsed) {
+    ids += (ids.empty() ? "" : ", ") + rules.id;
+  }
+  return ids;
+}
+
+const std::string& EmbeddedRuleSetText(const std::string& id) {
+  static const std::string kNone;
+  const Result<std::vector<RuleSet>>& parsed = ParsedEmbeddedRuleSets();
+  if (!parsed.ok()) return kNone;
+  for (size_t i = 0; i < parsed->size(); ++i) {
+    if ((*parsed)[i].id == id) return EmbeddedRuleSets()[i].text;
+  }
+  return kNone;
+}
+
+Result<RuleSet> LoadRuleSet(const std::optional<std::string>& id_or_path) {
+  Result<const RuleSet*> embedded = FindEmbeddedRuleSetById(id_or_path.value_or(kDefaultRuleSetId));
+  if (!embedded.ok()) return embedded.status();
+  if (*embedded != nullptr) return **embedded;
+  if (!id_or_path) {
+    return Status::Internal(std::string("no embedded rule set has the default id ") +
+                            kDefaultRuleSetId);
+  }
+  const std::string& path = *id_or_path;
   // The file is the user's: what is not a file is their mistake, and a file of any size (or a
   // device that never ends) is read only up to the limit.
-  RATCHET_RETURN_IF_ERROR(CheckInputFile(*path, "rule-set file"));
-  Result<std::string> text = ReadFile(*path, kMaxRuleSetBytes + 1);
+  Status file = CheckInputFile(path, "rule-set file");
+  if (file.code() == Status::Code::kBadInput) {
+    return Status::BadInput(file.message() +
+                            "; nor is it the id of an embedded rule set: " + EmbeddedRuleSetIds());
+  }
+  RATCHET_RETURN_IF_ERROR(file);
+  Result<std::string> text = ReadFile(path, kMaxRuleSetBytes + 1);
   if (!text.ok()) return text.status();
   if (text->size() > kMaxRuleSetBytes) {
-    return Status::BadInput("rule-set file " + *path + " is larger than 1 MiB");
+    return Status::BadInput("rule-set file " + path + " is larger than 1 MiB");
   }
-  return ParseRuleSet(*text, *path);
+  return ParseRuleSet(*text, path);
 }
 
 }  // namespace ratchet

@@ -1,6 +1,6 @@
 // A rule set: every constant of one version of the scoring rules (bands, call counts, timing
 // slack, limits, energy windows, telemetry bands), read strictly from a versioned JSON file.
-// mnist-a100-1.2.0.json is compiled into the binary; docs/rules.md describes every field.
+// runner/rules/*.json are compiled into the binary; docs/rules.md describes every field.
 #ifndef RATCHET_RULES_RULE_SET_H_
 #define RATCHET_RULES_RULE_SET_H_
 
@@ -36,8 +36,9 @@ struct ReferenceBand {
 };
 
 struct RuleSet {
-  std::string id;       // "mnist-a100/1.2.0"
-  std::string version;  // the harness version string that these rules belong to
+  std::string id;  // "mnist-a100/1.3.0"
+  // The version string of the scorer these rules belong to; a reference scorer record names it.
+  std::string version;
   std::map<int64_t, Difficulty> difficulty;
 
   struct Draw {
@@ -115,11 +116,40 @@ struct RuleSet {
 // impossible value are BadInput errors naming `what` and the field path.
 Result<RuleSet> ParseRuleSet(std::string_view text, const std::string& what);
 
-// nullopt: the rule set compiled into this binary (mnist-a100/1.2.0); otherwise the file at path.
-Result<RuleSet> LoadRuleSet(const std::optional<std::string>& path);
+// A rule-set file compiled into this binary.
+struct EmbeddedRuleSet {
+  std::string file;  // its name in runner/rules/: "mnist-a100-1.3.0.json"
+  std::string text;  // its exact bytes
+};
 
-// The exact bytes of runner/rules/mnist-a100-1.2.0.json as compiled in.
-const std::string& EmbeddedRuleSetText();
+// The rule set of run, score, contract and telemetry when no --rules is given: the newest.
+// mnist-a100/1.2.0 is the reference scorer's, byte for byte in every constant; mnist-a100/1.3.0
+// is ratchet's, the same rules with a telemetry band for the NVIDIA H200.
+inline constexpr char kDefaultRuleSetId[] = "mnist-a100/1.3.0";
+
+// Every rule-set file compiled in, oldest first (as runner/rules/CMakeLists.txt lists them).
+const std::vector<EmbeddedRuleSet>& EmbeddedRuleSets();
+
+// The embedded rule sets parsed (once), in the order of EmbeddedRuleSets(). One that does not
+// parse, or two with one id, is an Internal error: a defect of the build that tests/rules catch.
+const Result<std::vector<RuleSet>>& ParsedEmbeddedRuleSets();
+
+// The embedded rule set with this id, sha256 (of its canonical JSON) or version string; nullptr
+// when none has it. Errors: those of ParsedEmbeddedRuleSets.
+Result<const RuleSet*> FindEmbeddedRuleSetById(const std::string& id);
+Result<const RuleSet*> FindEmbeddedRuleSetBySha256(const std::string& sha256);
+Result<const RuleSet*> FindEmbeddedRuleSetByVersion(const std::string& version);
+
+// "mnist-a100/1.2.0, mnist-a100/1.3.0": the ids of the embedded rule sets, for messages.
+std::string EmbeddedRuleSetIds();
+
+// The rule set a --rules argument names. nullopt: the default (kDefaultRuleSetId); the id of an
+// embedded rule set: that one; anything else: the rule-set file at that path. An argument that
+// is neither is BadInput, naming the embedded ids.
+Result<RuleSet> LoadRuleSet(const std::optional<std::string>& id_or_path);
+
+// The exact bytes of the embedded rule set `id` as compiled in, or "" when none has that id.
+const std::string& EmbeddedRuleSetText(const std::string& id);
 
 }  // namespace ratchet
 

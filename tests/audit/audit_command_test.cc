@@ -113,6 +113,12 @@ TEST(AuditCommandTest, ACompleteDirectoryStands) {
   BinaryRun run = RunRatchet(args);
   EXPECT_EQ(run.exit_code, 0) << run.out << run.err;
   EXPECT_EQ(run.err, "");
+  // The rule set that judged, second: the one its contract locks, the default.
+  EXPECT_NE(run.out.find("\nrules: mnist-a100/1.3.0 (compiled in; the rule set contract.json "
+                         "locks, sha256 " +
+                         LoadRuleSet(std::nullopt)->sha256 + ")\n"),
+            std::string::npos)
+      << run.out;
   EXPECT_NE(
       run.out.find(
           "note: contract.json: lane.device.kind: cpu: the calls ran on a CPU, not on a GPU\n"),
@@ -157,7 +163,33 @@ TEST(AuditCommandTest, ThePublishedRecordsGetTheVerdictTheirFieldsSupport) {
     BinaryRun run = RunRatchet({"audit", CorpusPath(c.relative)});
     EXPECT_EQ(run.exit_code, c.exit_code) << c.relative << "\n" << run.out << run.err;
     EXPECT_EQ(LastLine(run.out), c.verdict) << c.relative << "\n" << run.out;
+    // Judged under the seed's rule set, which their version names; nothing judged, none named.
+    EXPECT_EQ(run.out.find("\nrules: mnist-a100/1.2.0 (compiled in; the rule set of the record's "
+                           "version)\n") != std::string::npos,
+              c.relative != kWrapperWithoutRecord)
+        << c.relative << "\n"
+        << run.out;
   }
+}
+
+// A --rules that is neither an embedded id nor a file says what the ids are; the seed's id
+// judges the seed's records, ratchet's refuses them.
+TEST(AuditCommandTest, RulesByIdOrFile) {
+  BinaryRun run = RunRatchet({"audit", CorpusPath(kStanding), "--rules", "mnist-a100/1.1.0"});
+  EXPECT_EQ(run.exit_code, 2) << run.out;
+  EXPECT_EQ(run.err,
+            "ratchet audit: error: rule-set file mnist-a100/1.1.0: no such file; nor is it the id "
+            "of an embedded rule set: mnist-a100/1.2.0, mnist-a100/1.3.0\n");
+  run = RunRatchet({"audit", CorpusPath(kStanding), "--rules", "mnist-a100/1.2.0"});
+  EXPECT_EQ(run.exit_code, 0) << run.out << run.err;
+  EXPECT_NE(run.out.find("\nrules: mnist-a100/1.2.0 (given with --rules)\n"), std::string::npos)
+      << run.out;
+  run = RunRatchet({"audit", CorpusPath(kStanding), "--rules", "mnist-a100/1.3.0"});
+  EXPECT_EQ(run.exit_code, 2) << run.out;
+  EXPECT_NE(run.err.find("give the record's own rule set, mnist-a100/1.2.0, with --rules, or "
+                         "leave --rules out"),
+            std::string::npos)
+      << run.err;
 }
 
 TEST(AuditCommandTest, ATamperedRecordFailsWithTheFindingNamed) {

@@ -5,12 +5,20 @@
 #include <gtest/gtest.h>
 
 #include "audit/fields.h"
+#include "fixture.h"
 #include "testdata.h"
 
 namespace ratchet {
 namespace {
 
+// The reference scorer's rule set, which its published records were made under.
 const RuleSet& Rules() {
+  static const RuleSet rules = LoadRuleSet(std::string("mnist-a100/1.2.0")).value();
+  return rules;
+}
+
+// ratchet's own rule set, the default: the seed's plus an NVIDIA H200 telemetry band.
+const RuleSet& DefaultRules() {
   static const RuleSet rules = LoadRuleSet(std::nullopt).value();
   return rules;
 }
@@ -234,6 +242,73 @@ TEST(EnergyTest, WindowsTheProtocolWouldNotMeasureAreFound) {
                                ? "none"
                                : result.findings[0].where + ": " + result.findings[0].message);
   }
+}
+
+// Healthy() on an H200: the reference 5 s of 1,800 matmuls (49.5 TFLOP/s), `j_per_tflop` above
+// idle.
+std::vector<EnergyWindow> OnAnH200(double j_per_tflop) {
+  std::vector<EnergyWindow> windows = Healthy();
+  EnergyWindow& reference = windows[1];
+  reference.seconds = 5.0;
+  reference.matmuls = 1800;
+  const double tflop = 2.0 * 4096.0 * 4096.0 * 4096.0 * 1800.0 / 1e12;
+  reference.joules = 60.0 * 5.0 + j_per_tflop * tflop;  // idle power is 60 W
+  return windows;
+}
+
+constexpr char kH200[] = "NVIDIA H200";
+
+// The column as a record gives it, computed under `rules`, audited under `audit_rules`.
+AuditResult AuditH200(const std::vector<EnergyWindow>& windows, const RuleSet& rules,
+                      const RuleSet& audit_rules, std::optional<EnergyColumn>* audited) {
+  Result<EnergyColumn> column = RecomputeEnergy(windows, kH200, kTimedMedian, 540, rules);
+  EXPECT_TRUE(column.ok()) << column.status().message();
+  const Json energy = EnergyColumnJson(*column, windows, {{"name", kH200}}, Json::object());
+  AuditResult result;
+  FieldReader reader("run-1.json", &result);
+  *audited = AuditEnergy(energy, "record.energy", reader, kTimedMedian, 540, audit_rules);
+  return result;
+}
+
+// Under ratchet's rule set an H200's telemetry is checked against its band: a healthy reading
+// stands, checked; the broken sensor's ~0.07 J/TFLOP leaves the column empty, and a record that
+// claims a figure anyway (as one made under the seed's rule set, which has no H200 band, does)
+// is a finding.
+TEST(EnergyTest, AnH200IsJudgedAgainstItsBandUnderTheDefaultRuleSet) {
+  std::optional<EnergyColumn> column;
+  AuditResult healthy = AuditH200(OnAnH200(5.6), DefaultRules(), DefaultRules(), &column);
+  EXPECT_TRUE(healthy.findings.empty()) << Findings(healthy);
+  ASSERT_TRUE(column.has_value());
+  ASSERT_NE(column->band, nullptr);
+  EXPECT_EQ(column->band->prefix, "NVIDIA H200");
+  EXPECT_NEAR(column->j_per_tflop, 5.6, 1e-9);
+  EXPECT_NEAR(column->tflops_per_s, 49.48, 0.01);
+  EXPECT_TRUE(column->mj_per_call.has_value());
+
+  // Measured under the default rule set, the broken sensor's column is empty, and says why.
+  const std::vector<EnergyWindow> broken = OnAnH200(0.07);
+  Result<EnergyColumn> empty = RecomputeEnergy(broken, kH200, kTimedMedian, 540, DefaultRules());
+  ASSERT_TRUE(empty.ok());
+  EXPECT_FALSE(empty->mj_per_call.has_value());
+  ASSERT_EQ(empty->problems.size(), 1u);
+  EXPECT_EQ(empty->problems[0],
+            "the board's power telemetry is implausible: the reference read 0.07 J/TFLOP above "
+            "idle at 49.5 TFLOP/s, where a healthy NVIDIA H200 reads 4.5-7 J/TFLOP at 42-60 "
+            "TFLOP/s");
+
+  // A figure claimed on it: unchecked under the seed's rules, a finding under ratchet's.
+  AuditResult unchecked = AuditH200(broken, Rules(), Rules(), &column);
+  EXPECT_EQ(unchecked.breaking(), 0u) << Findings(unchecked);
+  EXPECT_TRUE(column.has_value());
+  AuditResult claimed = AuditH200(broken, Rules(), DefaultRules(), &column);
+  EXPECT_FALSE(column.has_value());
+  EXPECT_TRUE(HasFinding(claimed, "run-1.json: record.energy.mj_per_call",
+                         "its windows give none (the board's power telemetry is implausible: the "
+                         "reference read 0.07 J/TFLOP"))
+      << Findings(claimed);
+  EXPECT_TRUE(HasFinding(claimed, "run-1.json: record.energy.reference.band",
+                         "the rule set mnist-a100/1.3.0's band for NVIDIA H200 is "))
+      << Findings(claimed);
 }
 
 TEST(EnergyTest, AColumnThatWasNotMeasuredIsANote) {

@@ -201,7 +201,7 @@ TEST_F(EvidenceAuditTest, APartialSandboxIsNotOfficial) {
 }
 
 TEST_F(EvidenceAuditTest, AnotherRuleSetThanTheContractsIsAUsageError) {
-  Json rules = Json::parse(EmbeddedRuleSetText());
+  Json rules = Json::parse(EmbeddedRuleSetText(kDefaultRuleSetId));
   rules["timing"]["group_slack_ms"] = 30.0;
   ASSERT_TRUE(WriteFileAtomic(dir_ / "rules.json", rules.dump(2)).ok());
   AuditOptions options;
@@ -210,8 +210,71 @@ TEST_F(EvidenceAuditTest, AnotherRuleSetThanTheContractsIsAUsageError) {
   Result<AuditResult> result = Audit(Evidence(), options);
   ASSERT_FALSE(result.ok());
   EXPECT_EQ(result.status().code(), Status::Code::kUsage);
-  EXPECT_NE(result.status().message().find("give that rule set with --rules FILE"),
-            std::string::npos);
+  // The contract's rule set is compiled in: the message names it.
+  EXPECT_NE(result.status().message().find("give --rules mnist-a100/1.3.0, or leave --rules out"),
+            std::string::npos)
+      << result.status().message();
+  options.rules_path = "mnist-a100/1.2.0";
+  result = Audit(Evidence(), options);
+  ASSERT_FALSE(result.ok());
+  EXPECT_EQ(result.status().code(), Status::Code::kUsage);
+  EXPECT_EQ(result.status().message(),
+            "the evidence was scored under the rule set \"mnist-a100/1.3.0\" (sha256 \"" +
+                LoadRuleSet(std::nullopt)->sha256 +
+                "\" in contract.json); this audit judges with mnist-a100/1.2.0 (sha256 " +
+                LoadRuleSet(std::string("mnist-a100/1.2.0"))->sha256 +
+                "): give --rules mnist-a100/1.3.0, or leave --rules out");
+}
+
+// Without --rules the audit judges with the compiled-in rule set contract.json locks: the
+// default for evidence of today, the seed's for evidence scored under it.
+TEST_F(EvidenceAuditTest, TheContractsRuleSetJudgesWhenNoneIsGiven) {
+  AuditResult result = AuditOk(Evidence());
+  EXPECT_EQ(result.verdict(), AuditVerdict::kStands) << Findings(result);
+  const RuleSet newest = LoadRuleSet(std::nullopt).value();
+  EXPECT_EQ(result.rules,
+            "mnist-a100/1.3.0 (compiled in; the rule set contract.json locks, "
+            "sha256 " +
+                newest.sha256 + ")");
+
+  FixtureOptions older;
+  older.rules = "mnist-a100/1.2.0";
+  ASSERT_TRUE(WriteFixture(dir_ / "older", older).ok());
+  result = AuditOk(dir_ / "older");
+  EXPECT_EQ(result.verdict(), AuditVerdict::kStands) << Findings(result);
+  const RuleSet seed = LoadRuleSet(std::string("mnist-a100/1.2.0")).value();
+  EXPECT_EQ(result.rules,
+            "mnist-a100/1.2.0 (compiled in; the rule set contract.json locks, "
+            "sha256 " +
+                seed.sha256 + ")");
+  AuditOptions options;
+  options.rules_path = "mnist-a100/1.2.0";
+  result = AuditOk(dir_ / "older", options);
+  EXPECT_EQ(result.verdict(), AuditVerdict::kStands) << Findings(result);
+  EXPECT_EQ(result.rules,
+            "mnist-a100/1.2.0 (given with --rules; the rule set contract.json "
+            "locks, sha256 " +
+                seed.sha256 + ")");
+  // The run's rule set as a file is the same rule set.
+  ASSERT_TRUE(WriteFileAtomic(dir_ / "seed.json", EmbeddedRuleSetText("mnist-a100/1.2.0")).ok());
+  options.rules_path = dir_ / "seed.json";
+  EXPECT_EQ(AuditOk(dir_ / "older", options).verdict(), AuditVerdict::kStands);
+}
+
+// A rule set ratchet does not carry must be given.
+TEST_F(EvidenceAuditTest, ARuleSetNotCompiledInMustBeGiven) {
+  ASSERT_TRUE(EditJsonAndRemanifest(Evidence(), kContractFile, [](Json& contract) {
+                contract["locked"]["rules"] = {{"id", "mnist-a100/0.9.0"},
+                                               {"sha256", std::string(64, 'a')}};
+              }).ok());
+  Result<AuditResult> result = Audit(Evidence(), AuditOptions{});
+  ASSERT_FALSE(result.ok());
+  EXPECT_EQ(result.status().code(), Status::Code::kUsage);
+  EXPECT_EQ(result.status().message(),
+            "the evidence was scored under the rule set \"mnist-a100/0.9.0\" (sha256 \"" +
+                std::string(64, 'a') +
+                "\" in contract.json); no rule set compiled into ratchet has that sha256 (they "
+                "are mnist-a100/1.2.0, mnist-a100/1.3.0): give that rule set with --rules FILE");
 }
 
 TEST(EvidenceAuditStatusTest, AnInterruptedRunMakesNoClaim) {

@@ -59,7 +59,7 @@ bool FixtureDatasetsPresent() {
 }
 
 Status WriteFixture(const std::string& dir, const FixtureOptions& options) {
-  Result<RuleSet> rules = LoadRuleSet(std::nullopt);
+  Result<RuleSet> rules = LoadRuleSet(options.rules);
   if (!rules.ok()) return rules.status();
   const std::vector<LocatedDataset> located = Located();
   const RunSeed seed = FixtureSeed();

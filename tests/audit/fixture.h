@@ -1,7 +1,7 @@
 // Evidence directories for the audit's tests, written with EvidenceWriter: consistent in every
 // figure (the calls judged by Judge, the plan from the seed, the labels matching the draws
 // regenerated from the seed when the datasets are here), as `ratchet score` writes them for a
-// method that qualifies at difficulty 1 under the embedded rule set. No worker runs.
+// method that qualifies at difficulty 1 under an embedded rule set. No worker runs.
 #ifndef RATCHET_TESTS_AUDIT_FIXTURE_H_
 #define RATCHET_TESTS_AUDIT_FIXTURE_H_
 
@@ -22,6 +22,9 @@ struct FixtureOptions {
   std::string sandbox = "full";  // report.json's "sandbox"
   std::string device_kind = "cpu";
   std::string status = "complete";  // how the writer finishes
+  // The rule set it is scored under, as --rules takes it (nullopt: the default), locked in its
+  // contract.json.
+  std::optional<std::string> rules;
 };
 
 // Writes the evidence directory `dir` (which must not exist).

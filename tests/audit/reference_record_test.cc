@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include "audit/audit.h"
 #include "core/sha256.h"
 #include "fixture.h"
 #include "testdata.h"
@@ -11,8 +12,9 @@
 namespace ratchet {
 namespace {
 
+// The reference scorer's rule set: its records name its version.
 const RuleSet& Rules() {
-  static const RuleSet rules = LoadRuleSet(std::nullopt).value();
+  static const RuleSet rules = LoadRuleSet(std::string("mnist-a100/1.2.0")).value();
   return rules;
 }
 
@@ -271,6 +273,68 @@ TEST(ReferenceRecordTest, ARecordOfAnotherVersionIsRefused) {
   EXPECT_EQ(status.code(), Status::Code::kBadInput);
   EXPECT_NE(status.message().find("give the record's own rule set with --rules FILE"),
             std::string::npos);
+  // No rule set compiled in judges that version either.
+  Result<RuleSet> rules = RuleSetForRecord(record, "evaluation.json", &result);
+  ASSERT_FALSE(rules.ok());
+  EXPECT_EQ(rules.status().code(), Status::Code::kBadInput);
+  EXPECT_EQ(rules.status().message(),
+            "evaluation.json: the record was made by 'mnist-a100/1.1.0'; no rule set compiled into "
+            "ratchet judges that version (they are mnist-a100/1.2.0, mnist-a100/1.3.0): give the "
+            "record's own rule set with --rules FILE");
+}
+
+// The seed's records name the seed's version: the seed's rule set judges them, not the default.
+TEST(ReferenceRecordTest, TheRecordsVersionPicksItsRuleSet) {
+  for (const char* relative : {kStanding, kStandingOtherBoard, kDisqualified, kUnsandboxedBare}) {
+    AuditResult result;
+    Result<RuleSet> rules = RuleSetForRecord(CorpusJson(relative), "run-1.json", &result);
+    ASSERT_TRUE(rules.ok()) << rules.status().message();
+    EXPECT_EQ(rules->id, "mnist-a100/1.2.0") << relative;
+    EXPECT_EQ(rules->sha256, Rules().sha256);
+    EXPECT_EQ(result.rules, "mnist-a100/1.2.0 (compiled in; the rule set of the record's version)");
+  }
+  // A record under the default's version would be judged by the default.
+  Json record = CorpusJson(kUnsandboxedBare);
+  record["version"] = LoadRuleSet(std::nullopt).value().version;
+  AuditResult result;
+  Result<RuleSet> rules = RuleSetForRecord(record, "evaluation.json", &result);
+  ASSERT_TRUE(rules.ok()) << rules.status().message();
+  EXPECT_EQ(rules->id, "mnist-a100/1.3.0");
+  // Under the default, a seed record is refused, and told which rule set is its own.
+  Status status = AuditReferenceRecord(CorpusJson(kUnsandboxedBare), "evaluation.json", *rules,
+                                       std::nullopt, &result);
+  EXPECT_EQ(status.code(), Status::Code::kBadInput);
+  EXPECT_NE(status.message().find("; the rule set mnist-a100/1.3.0 judges 'mnist-a100/1.3.0 "
+                                  "(ratchet's rules: "),
+            std::string::npos)
+      << status.message();
+  EXPECT_NE(status.message().find(": give the record's own rule set, mnist-a100/1.2.0, with "
+                                  "--rules, or leave --rules out"),
+            std::string::npos)
+      << status.message();
+}
+
+// Audit() with no --rules: the record's version chooses, and the result says which judged.
+TEST(ReferenceRecordTest, AnAuditWithoutRulesJudgesUnderTheRecordsOwn) {
+  Result<AuditResult> result = Audit(CorpusPath(kStanding), AuditOptions{});
+  ASSERT_TRUE(result.ok()) << result.status().message();
+  EXPECT_EQ(result->verdict(), AuditVerdict::kStands) << Findings(*result);
+  EXPECT_EQ(result->rules, "mnist-a100/1.2.0 (compiled in; the rule set of the record's version)");
+  AuditOptions options;
+  options.rules_path = "mnist-a100/1.2.0";
+  result = Audit(CorpusPath(kStanding), options);
+  ASSERT_TRUE(result.ok()) << result.status().message();
+  EXPECT_EQ(result->verdict(), AuditVerdict::kStands) << Findings(*result);
+  EXPECT_EQ(result->rules, "mnist-a100/1.2.0 (given with --rules)");
+  options.rules_path = "mnist-a100/1.3.0";
+  result = Audit(CorpusPath(kStanding), options);
+  ASSERT_FALSE(result.ok());
+  EXPECT_EQ(result.status().code(), Status::Code::kBadInput);
+  // Nothing judged, no rule set named.
+  result = Audit(CorpusPath(kWrapperWithoutRecord), AuditOptions{});
+  ASSERT_TRUE(result.ok()) << result.status().message();
+  EXPECT_EQ(result->verdict(), AuditVerdict::kNothingToAudit);
+  EXPECT_EQ(result->rules, "");
 }
 
 }  // namespace

@@ -101,8 +101,9 @@ TEST_F(ContractCommand, JsonHasTheDocumentedShape) {
   EXPECT_EQ(harness["version"], kRatchetVersion);
   EXPECT_TRUE(IsHex(harness["source_sha256"], 64)) << harness;
   EXPECT_EQ(harness["source_sha256"], HarnessSourceSha256());
-  EXPECT_EQ(contract["locked"]["rules"]["id"], "mnist-a100/1.2.0");
-  EXPECT_TRUE(IsHex(contract["locked"]["rules"]["sha256"], 64));
+  // The default rule set: ratchet's own, the newest compiled in.
+  EXPECT_EQ(contract["locked"]["rules"]["id"], "mnist-a100/1.3.0");
+  EXPECT_EQ(contract["locked"]["rules"]["sha256"], LoadRuleSet(std::nullopt)->sha256);
   for (const char* name : {"mnist", "fashion", "kmnist"}) {
     const Json& dataset = contract["locked"]["datasets"][name];
     EXPECT_TRUE(dataset.is_null() ||
@@ -307,7 +308,7 @@ TEST_F(ContractCommand, ListingNamesEachPart) {
   CommandRun run = Contract({});
   ASSERT_EQ(run.exit_code, 0) << run.err;
   for (const std::string& expected :
-       {std::string("harness"), std::string("mnist-a100/1.2.0"),
+       {std::string("harness"), std::string("mnist-a100/1.3.0"),
         contract["locked"]["harness"]["source_sha256"].get<std::string>(), std::string("kmnist"),
         std::string("sandbox"), std::string("worker.py"), std::string("check_source.py"),
         "policy      sha256 " + contract["locked"]["sandbox"]["policy_sha256"].get<std::string>(),
@@ -319,7 +320,7 @@ TEST_F(ContractCommand, ListingNamesEachPart) {
 }
 
 TEST_F(ContractCommand, RulesThatDoNotParseExitTwoNamingTheField) {
-  Result<Json> rules = ParseJson(EmbeddedRuleSetText(), "embedded rules");
+  Result<Json> rules = ParseJson(EmbeddedRuleSetText(kDefaultRuleSetId), "embedded rules");
   ASSERT_TRUE(rules.ok());
   (*rules)["calls"]["mnist_calls"] = "eleven";
   const std::string path = folder_ + "/rules.json";
@@ -331,7 +332,7 @@ TEST_F(ContractCommand, RulesThatDoNotParseExitTwoNamingTheField) {
 }
 
 TEST_F(ContractCommand, ARulesFileIsLockedByItsHash) {
-  Result<Json> rules = ParseJson(EmbeddedRuleSetText(), "embedded rules");
+  Result<Json> rules = ParseJson(EmbeddedRuleSetText("mnist-a100/1.2.0"), "embedded rules");
   ASSERT_TRUE(rules.ok());
   const std::string path = folder_ + "/rules.json";
   ASSERT_TRUE(WriteFileAtomic(path, rules->dump(4)).ok());
@@ -343,10 +344,29 @@ TEST_F(ContractCommand, ARulesFileIsLockedByItsHash) {
   EXPECT_EQ((*contract)["locked"]["rules"]["sha256"], *CanonicalSha256(*rules));
 }
 
+// An embedded rule set is named by its id, and locked as its file would be.
+TEST_F(ContractCommand, AnEmbeddedRuleSetIsLockedByItsId) {
+  CommandRun run = Contract({"--json", "--rules", "mnist-a100/1.2.0"});
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  Result<Json> contract = ParseJson(run.out, "ratchet contract --json");
+  ASSERT_TRUE(contract.ok());
+  EXPECT_EQ((*contract)["locked"]["rules"]["id"], "mnist-a100/1.2.0");
+  EXPECT_EQ((*contract)["locked"]["rules"]["sha256"],
+            *CanonicalSha256(Json::parse(EmbeddedRuleSetText("mnist-a100/1.2.0"))));
+  EXPECT_NE((*contract)["locked"]["rules"]["sha256"], LoadRuleSet(std::nullopt)->sha256);
+}
+
 TEST_F(ContractCommand, MissingRulesFileExitsTwo) {
   CommandRun run = Contract({"--rules", folder_ + "/no-such-rules.json"});
   EXPECT_EQ(run.exit_code, 2);
   EXPECT_NE(run.err.find("no-such-rules.json"), std::string::npos) << run.err;
+  // Neither a file nor an embedded id: the message lists the ids.
+  run = Contract({"--rules", "mnist-a100/1.4.0"});
+  EXPECT_EQ(run.exit_code, 2);
+  EXPECT_EQ(run.err,
+            "ratchet contract: error: rule-set file mnist-a100/1.4.0: no such file; nor is it the "
+            "id of an embedded rule set: mnist-a100/1.2.0, mnist-a100/1.3.0\n");
+  EXPECT_EQ(run.out, "");
 }
 
 TEST_F(ContractCommand, MissingDataFolderExitsTwo) {
@@ -355,9 +375,9 @@ TEST_F(ContractCommand, MissingDataFolderExitsTwo) {
   EXPECT_NE(run.err.find("/nonexistent/ratchet-data"), std::string::npos) << run.err;
 }
 
-// The embedded rule set as text, with `from` replaced by `to` once.
+// The default rule set as text, with `from` replaced by `to` once.
 std::string EmbeddedWith(const std::string& from, const std::string& to) {
-  std::string text = EmbeddedRuleSetText();
+  std::string text = EmbeddedRuleSetText(kDefaultRuleSetId);
   const size_t at = text.find(from);
   EXPECT_NE(at, std::string::npos) << from;
   if (at != std::string::npos) text.replace(at, from.size(), to);
@@ -407,7 +427,8 @@ TEST(ContractRules, ADatasetNameTheRegistryDoesNotKnowExitsTwo) {
   TempDir dir;
   const std::string path = dir / "r.json";
   ASSERT_TRUE(WriteFileAtomic(path, EmbeddedWith("\"kmnist\"", "\"bogus\"")).ok());
-  ASSERT_NE(EmbeddedRuleSetText().find("\"foreign\": [\"fashion\", \"kmnist\"]"), std::string::npos)
+  ASSERT_NE(EmbeddedRuleSetText(kDefaultRuleSetId).find("\"foreign\": [\"fashion\", \"kmnist\"]"),
+            std::string::npos)
       << "the embedded rules name fashion then kmnist as hold-out datasets";
   BinaryRun run = RunRatchet({"contract", "--json", "--rules", path});
   EXPECT_EQ(run.exit_code, 2) << run.err;
@@ -439,8 +460,29 @@ TEST_F(ContractCommand, UnknownOptionExitsTwo) {
 TEST_F(ContractCommand, HelpListsEveryOption) {
   CommandRun run = Contract({"--help"});
   EXPECT_EQ(run.exit_code, 0);
-  for (const char* option : {"--json", "--data DIR", "--rules FILE", "--python PATH"}) {
+  for (const char* option : {"--json", "--data DIR", "--rules ID|FILE", "--python PATH"}) {
     EXPECT_NE(run.out.find(option), std::string::npos) << option;
+  }
+}
+
+// Every command that takes --rules says it takes an id or a file, names the embedded ids, and
+// which is the default.
+TEST(RulesOptionHelp, NamesTheEmbeddedIdsAndTheDefault) {
+  for (const char* command : {"run", "score", "contract", "telemetry", "audit"}) {
+    BinaryRun run = RunRatchet({command, "--help"});
+    EXPECT_EQ(run.exit_code, 0) << command;
+    EXPECT_NE(run.out.find("[--rules ID|FILE]"), std::string::npos) << command << "\n" << run.out;
+    for (const RuleSet& rules : *ParsedEmbeddedRuleSets()) {
+      EXPECT_NE(run.out.find(rules.id), std::string::npos) << command << ": " << rules.id;
+    }
+    if (std::string(command) != "audit") {
+      EXPECT_NE(run.out.find(std::string(kDefaultRuleSetId) + " (the"), std::string::npos)
+          << command << "\n"
+          << run.out;
+      EXPECT_NE(run.out.find("default: the reference scorer's rules plus a"), std::string::npos)
+          << command << "\n"
+          << run.out;
+    }
   }
 }
 

@@ -2,13 +2,15 @@
 
 usage: judge_diff.py PROBE
 
-PROBE is the judge_probe binary. The test first checks that the rule set compiled into ratchet
-holds exactly the seed's constants, then generates call lists from a fixed seed (random runs and
-edge cases: band boundaries, the draw floor, the 15% hold-out, the timing gates and the dispersion
-limits at and one step past their limits, floors, groups of one to five calls, no hold-out calls,
-both foreign datasets) and requires, case by case, the same messages in the same order, each
-under the rule id ratchet gives its kind, the same summary, and the same ranked time (to the bit
-under CPython 3.11, within 1e-9 ms under 3.12 and later).
+PROBE is the judge_probe binary. It judges under the seed's rule set, mnist-a100/1.2.0, one of
+the two compiled into ratchet (the default, mnist-a100/1.3.0, differs from it only in its id, its
+version and an added telemetry band, as tests/rules/rule_set_test.cc pins). The test first
+checks that that rule set holds exactly the seed's constants, then generates call lists from a
+fixed seed (random runs and edge cases: band boundaries, the draw floor, the 15% hold-out, the
+timing gates and the dispersion limits at and one step past their limits, floors, groups of one
+to five calls, no hold-out calls, both foreign datasets) and requires, case by case, the same
+messages in the same order, each under the rule id ratchet gives its kind, the same summary,
+and the same ranked time (to the bit under CPython 3.11, within 1e-9 ms under 3.12 and later).
 Exits 77 (skipped) when the seed is not available.
 """
 
@@ -22,6 +24,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from seed import load_seed  # noqa: E402
 
+# The rule set of the seed, as judge_probe (and --rules) take it.
+RULE_SET = "mnist-a100/1.2.0"
 GENERATOR_SEED = 20240617
 RANDOM_CASES = 900
 # CPython 3.11's sum() adds floats left to right, as ratchet does, so ranked times must agree to
@@ -52,7 +56,7 @@ def expected_rule_set(mnist):
     """The rule set document as the seed's constants define it. A few values are literals in the
     seed's code rather than named constants; each is noted where it comes from."""
     return {
-        "id": "mnist-a100/1.2.0",
+        "id": RULE_SET,
         "version": mnist.VERSION,
         "difficulty": {str(level): {"band_bp": band, "labelled_images": images}
                        for level, (band, images) in mnist.DIFFICULTY.items()},
@@ -110,7 +114,8 @@ def same_json(a, b):
 
 
 def check_rule_set(probe, mnist):
-    out = subprocess.run([probe, "--rules"], capture_output=True, text=True, check=True).stdout
+    out = subprocess.run([probe, RULE_SET, "--rules"], capture_output=True, text=True,
+                         check=True).stdout
     embedded = json.loads(out)["document"]
     expected = expected_rule_set(mnist)
     if not same_json(embedded, expected):
@@ -374,7 +379,8 @@ def main(argv):
     probe = argv[1]
     mnist = load_seed()
     if not check_rule_set(probe, mnist):
-        print("judge differential: the embedded rule set differs from the seed's constants")
+        print(f"judge differential: the embedded rule set {RULE_SET} differs from the seed's "
+              "constants")
         return 1
 
     rng = random.Random(GENERATOR_SEED)
@@ -385,8 +391,8 @@ def main(argv):
     refused = [{"band": 540, "calls": []},
                {"band": 540, "calls": [honest("fashion", 5.0, 5000) for _ in range(4)]}]
 
-    result = subprocess.run([probe], input=json.dumps(cases + refused), capture_output=True,
-                            text=True)
+    result = subprocess.run([probe, RULE_SET], input=json.dumps(cases + refused),
+                            capture_output=True, text=True)
     if result.returncode != 0:
         print(f"judge_probe exited {result.returncode}: {result.stderr.strip()}")
         return 1

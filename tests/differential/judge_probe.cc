@@ -1,9 +1,10 @@
-// Test probe for the judge differential test. Reads a JSON array of cases from stdin, each
+// Test probe for the judge differential test: `judge_probe RULES`, RULES as --rules takes it (the
+// test gives the seed's, mnist-a100/1.2.0). Reads a JSON array of cases from stdin, each
 // {"band": BP, "calls": [{"dataset", "ms", "parent_ms", "correct", "total", "overhead_ms"}]},
-// judges each with the embedded rule set and writes a JSON array of results: {"problems":
+// judges each with that rule set and writes a JSON array of results: {"problems":
 // [{"rule", "message"}], "ranked_ms", "summary", "floored"}, or {"error": MESSAGE}. Doubles are
 // written in their shortest round-trip form, so nothing is lost on the way to Python.
-// `judge_probe --rules` writes the embedded rule set document and its sha256 instead.
+// `judge_probe RULES --rules` writes the rule set's document and its sha256 instead.
 #include <iostream>
 #include <iterator>
 #include <string>
@@ -35,12 +36,16 @@ Json Judged(const Json& input, const RuleSet& rules) {
 }
 
 int Main(int argc, char** argv) {
-  Result<RuleSet> rules = LoadRuleSet(std::nullopt);
+  if (argc < 2 || argc > 3 || (argc == 3 && std::string(argv[2]) != "--rules")) {
+    std::cerr << "usage: judge_probe RULES [--rules]\n";
+    return 2;
+  }
+  Result<RuleSet> rules = LoadRuleSet(std::string(argv[1]));
   if (!rules.ok()) {
     std::cerr << "judge_probe: " << rules.status().message() << "\n";
     return 3;
   }
-  if (argc == 2 && std::string(argv[1]) == "--rules") {
+  if (argc == 3) {
     std::cout << Json{{"document", rules->document}, {"sha256", rules->sha256}}.dump() << "\n";
     return 0;
   }

@@ -2,6 +2,10 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <filesystem>
+#include <map>
+#include <set>
 #include <string>
 
 #include "core/file.h"
@@ -10,19 +14,28 @@
 namespace ratchet {
 namespace {
 
-const RuleSet& Embedded() {
-  static const RuleSet* const kRules = [] {
-    Result<RuleSet> rules = LoadRuleSet(std::nullopt);
-    EXPECT_TRUE(rules.ok()) << rules.status().message();
-    return new RuleSet(rules.ok() ? *rules : RuleSet());
-  }();
-  return *kRules;
-}
+constexpr char kSeedId[] = "mnist-a100/1.2.0";
+constexpr char kSeedVersion[] =
+    "mnist-a100/1.2.0 (protections of sutro-mnist-medium/3.0.0, tightened; energy column)";
 
-// The embedded document with one change, written out again.
+const RuleSet& Load(const std::optional<std::string>& id) {
+  static std::map<std::string, RuleSet>* const kLoaded = new std::map<std::string, RuleSet>();
+  const std::string key = id.value_or("");
+  if (kLoaded->count(key) == 0) {
+    Result<RuleSet> rules = LoadRuleSet(id);
+    EXPECT_TRUE(rules.ok()) << rules.status().message();
+    (*kLoaded)[key] = rules.ok() ? *rules : RuleSet();
+  }
+  return kLoaded->at(key);
+}
+// The reference scorer's rule set, and the default one.
+const RuleSet& Seed() { return Load(std::string(kSeedId)); }
+const RuleSet& Default() { return Load(std::nullopt); }
+
+// The default rule set's document with one change, written out again.
 template <typename Edit>
 std::string Edited(Edit edit) {
-  Json document = Json::parse(EmbeddedRuleSetText());
+  Json document = Json::parse(EmbeddedRuleSetText(kDefaultRuleSetId));
   edit(document);
   return document.dump(2);
 }
@@ -36,25 +49,125 @@ std::string ErrorOf(const std::string& text) {
   return rules.status().message();
 }
 
-TEST(RuleSetTest, EmbeddedTextIsTheSourceFileByteForByte) {
-  Result<std::string> file = ReadFile(RATCHET_RULES_JSON);
-  ASSERT_TRUE(file.ok()) << file.status().message();
-  EXPECT_EQ(EmbeddedRuleSetText(), *file);
+// Every rule-set file of runner/rules/ is compiled in, byte for byte, and nothing else is.
+TEST(RuleSetTest, EveryRuleSetFileIsEmbeddedByteForByte) {
+  std::set<std::string> files;
+  for (const auto& entry : std::filesystem::directory_iterator(RATCHET_RULES_DIR)) {
+    if (entry.path().extension() == ".json") files.insert(entry.path().filename().string());
+  }
+  std::set<std::string> embedded;
+  for (const EmbeddedRuleSet& rule_set : EmbeddedRuleSets()) {
+    embedded.insert(rule_set.file);
+    Result<std::string> file = ReadFile(std::string(RATCHET_RULES_DIR) + "/" + rule_set.file);
+    ASSERT_TRUE(file.ok()) << file.status().message();
+    EXPECT_EQ(rule_set.text, *file) << rule_set.file;
+  }
+  EXPECT_EQ(embedded, files);
+  EXPECT_EQ(embedded, (std::set<std::string>{"mnist-a100-1.2.0.json", "mnist-a100-1.3.0.json"}));
 }
 
-TEST(RuleSetTest, EmbeddedIsMnistA100) {
-  const RuleSet& rules = Embedded();
-  EXPECT_EQ(rules.id, "mnist-a100/1.2.0");
-  EXPECT_EQ(rules.version,
-            "mnist-a100/1.2.0 (protections of sutro-mnist-medium/3.0.0, tightened; energy column)");
-  Result<std::string> sha256 = CanonicalSha256(Json::parse(EmbeddedRuleSetText()));
+TEST(RuleSetTest, EveryEmbeddedRuleSetParsesUnderAnIdOfItsOwn) {
+  const Result<std::vector<RuleSet>>& parsed = ParsedEmbeddedRuleSets();
+  ASSERT_TRUE(parsed.ok()) << parsed.status().message();
+  ASSERT_EQ(parsed->size(), EmbeddedRuleSets().size());
+  std::set<std::string> ids, versions, hashes;
+  for (size_t i = 0; i < parsed->size(); ++i) {
+    const RuleSet& rules = (*parsed)[i];
+    EXPECT_TRUE(ids.insert(rules.id).second) << rules.id;
+    EXPECT_TRUE(versions.insert(rules.version).second) << rules.version;
+    EXPECT_TRUE(hashes.insert(rules.sha256).second) << rules.id;
+    // The file is named after its id.
+    std::string file = rules.id;
+    std::replace(file.begin(), file.end(), '/', '-');
+    EXPECT_EQ(EmbeddedRuleSets()[i].file, file + ".json");
+    EXPECT_EQ(EmbeddedRuleSetText(rules.id), EmbeddedRuleSets()[i].text);
+  }
+  EXPECT_EQ(EmbeddedRuleSetIds(), "mnist-a100/1.2.0, mnist-a100/1.3.0");
+  EXPECT_EQ(EmbeddedRuleSetText("mnist-a100/9.9.9"), "");
+}
+
+// The default is the newest, ratchet's own; the reference scorer's stays for its records.
+TEST(RuleSetTest, TheDefaultIsTheNewestRuleSet) {
+  EXPECT_EQ(std::string(kDefaultRuleSetId), "mnist-a100/1.3.0");
+  EXPECT_EQ(Default().id, "mnist-a100/1.3.0");
+  EXPECT_EQ(EmbeddedRuleSets().back().file, "mnist-a100-1.3.0.json");
+  Result<std::string> sha256 = CanonicalSha256(Json::parse(EmbeddedRuleSetText(kDefaultRuleSetId)));
+  ASSERT_TRUE(sha256.ok());
+  EXPECT_EQ(Default().sha256, *sha256);
+  EXPECT_EQ(Default().sha256.size(), 64u);
+}
+
+TEST(RuleSetTest, TheSeedsRuleSetHasTheSeedsVersion) {
+  const RuleSet& rules = Seed();
+  EXPECT_EQ(rules.id, kSeedId);
+  EXPECT_EQ(rules.version, kSeedVersion);
+  Result<std::string> sha256 = CanonicalSha256(Json::parse(EmbeddedRuleSetText(kSeedId)));
   ASSERT_TRUE(sha256.ok());
   EXPECT_EQ(rules.sha256, *sha256);
-  EXPECT_EQ(rules.sha256.size(), 64u);
+  // ratchet's own never claims to be the seed's: a seed record never matches it.
+  EXPECT_NE(Default().version, kSeedVersion);
+  EXPECT_EQ(Default().version.rfind("mnist-a100/1.3.0 (ratchet's rules: ", 0), 0u)
+      << Default().version;
 }
 
-TEST(RuleSetTest, EmbeddedHasTheSeedsDifficulties) {
-  const RuleSet& rules = Embedded();
+// ratchet's rule set scores as the seed's does: its document is the seed's but for its id, its
+// version and its telemetry bands, where it adds one and keeps the seed's.
+TEST(RuleSetTest, TheDefaultIsTheSeedsRuleSetPlusAnH200Band) {
+  auto without_the_differences = [](const std::string& id) {
+    Json document = Json::parse(EmbeddedRuleSetText(id));
+    document.erase("id");
+    document.erase("version");
+    document["energy"].erase("reference_bands");
+    return document;
+  };
+  EXPECT_EQ(without_the_differences(kDefaultRuleSetId), without_the_differences(kSeedId));
+  const Json seed_bands = Json::parse(EmbeddedRuleSetText(kSeedId))["energy"]["reference_bands"];
+  const Json bands =
+      Json::parse(EmbeddedRuleSetText(kDefaultRuleSetId))["energy"]["reference_bands"];
+  ASSERT_EQ(bands.size(), seed_bands.size() + 1);
+  EXPECT_EQ(bands[0], seed_bands[0]);
+
+  const ReferenceBand* h200 = Default().ReferenceBandFor("NVIDIA H200");
+  ASSERT_NE(h200, nullptr);
+  EXPECT_EQ(h200->prefix, "NVIDIA H200");
+  EXPECT_EQ(h200->j_per_tflop.low, 4.5);
+  EXPECT_EQ(h200->j_per_tflop.high, 7.0);
+  EXPECT_EQ(h200->tflops_per_s.low, 42.0);
+  EXPECT_EQ(h200->tflops_per_s.high, 60.0);
+  // The readings of docs/energy.md are inside it; the broken sensor's ~0.07 J/TFLOP is not.
+  for (double j : {5.39, 5.57, 5.66, 5.67}) EXPECT_TRUE(h200->j_per_tflop.Contains(j)) << j;
+  for (double t : {48.5, 49.2, 49.6}) EXPECT_TRUE(h200->tflops_per_s.Contains(t)) << t;
+  EXPECT_FALSE(h200->j_per_tflop.Contains(0.07));
+  // The seed's rule set has no H200 band: a seed record from an H200 says band null.
+  EXPECT_EQ(Seed().ReferenceBandFor("NVIDIA H200"), nullptr);
+  const ReferenceBand* a100 = Default().ReferenceBandFor("NVIDIA A100-SXM4-80GB");
+  ASSERT_NE(a100, nullptr);
+  EXPECT_EQ(a100->prefix, "NVIDIA A100");
+}
+
+TEST(RuleSetTest, EmbeddedRuleSetsAreFoundByIdSha256AndVersion) {
+  for (const char* id : {kSeedId, kDefaultRuleSetId}) {
+    const RuleSet& rules = Load(std::string(id));
+    EXPECT_EQ(rules.id, id);
+    Result<const RuleSet*> by_id = FindEmbeddedRuleSetById(id);
+    Result<const RuleSet*> by_sha256 = FindEmbeddedRuleSetBySha256(rules.sha256);
+    Result<const RuleSet*> by_version = FindEmbeddedRuleSetByVersion(rules.version);
+    ASSERT_TRUE(by_id.ok() && by_sha256.ok() && by_version.ok());
+    ASSERT_NE(*by_id, nullptr);
+    ASSERT_NE(*by_sha256, nullptr);
+    ASSERT_NE(*by_version, nullptr);
+    EXPECT_EQ((*by_id)->sha256, rules.sha256);
+    EXPECT_EQ((*by_sha256)->id, id);
+    EXPECT_EQ((*by_version)->id, id);
+  }
+  EXPECT_EQ(*FindEmbeddedRuleSetById("mnist-a100/1.1.0"), nullptr);
+  EXPECT_EQ(*FindEmbeddedRuleSetBySha256(std::string(64, '0')), nullptr);
+  EXPECT_EQ(*FindEmbeddedRuleSetByVersion("sutro-mnist-medium/3.0.0"), nullptr);
+  EXPECT_EQ(Seed().version, (*FindEmbeddedRuleSetByVersion(kSeedVersion))->version);
+}
+
+TEST(RuleSetTest, SeedRuleSetHasTheSeedsDifficulties) {
+  const RuleSet& rules = Seed();
   ASSERT_EQ(rules.difficulty.size(), 5u);
   const int64_t bands[] = {540, 340, 270, 230, 190};
   const int64_t labelled[] = {200, 532, 1414, 3761, 10000};
@@ -72,8 +185,8 @@ TEST(RuleSetTest, EmbeddedHasTheSeedsDifficulties) {
             "difficulty must be one of 1, 2, 3, 4, 5 in rule set mnist-a100/1.2.0, not 6");
 }
 
-TEST(RuleSetTest, EmbeddedHasTheSeedsScoringConstants) {
-  const RuleSet& rules = Embedded();
+TEST(RuleSetTest, SeedRuleSetHasTheSeedsScoringConstants) {
+  const RuleSet& rules = Seed();
   EXPECT_EQ(rules.draw.train, 10000);
   EXPECT_EQ(rules.draw.test, 10000);
   EXPECT_EQ(rules.draw.dims, 60);
@@ -100,8 +213,8 @@ TEST(RuleSetTest, EmbeddedHasTheSeedsScoringConstants) {
   EXPECT_EQ(rules.datasets.foreign, (std::vector<std::string>{"fashion", "kmnist"}));
 }
 
-TEST(RuleSetTest, EmbeddedHasTheSeedsLimits) {
-  const RuleSet::Limits& limits = Embedded().limits;
+TEST(RuleSetTest, SeedRuleSetHasTheSeedsLimits) {
+  const RuleSet::Limits& limits = Seed().limits;
   EXPECT_EQ(limits.max_call_ms, 60000);
   EXPECT_EQ(limits.warmup_max_call_ms, 180000);
   EXPECT_EQ(limits.later_warmup_max_call_ms, 90000);
@@ -117,8 +230,8 @@ TEST(RuleSetTest, EmbeddedHasTheSeedsLimits) {
   EXPECT_EQ(limits.worker_log_bytes, 20000);
 }
 
-TEST(RuleSetTest, EmbeddedHasTheSeedsEnergyWindowsAndBands) {
-  const RuleSet& rules = Embedded();
+TEST(RuleSetTest, SeedRuleSetHasTheSeedsEnergyWindowsAndBands) {
+  const RuleSet& rules = Seed();
   const RuleSet::Energy& energy = rules.energy;
   EXPECT_EQ(energy.energy_window_s, 20.0);
   EXPECT_EQ(energy.energy_min_calls, 3);
@@ -138,12 +251,13 @@ TEST(RuleSetTest, EmbeddedHasTheSeedsEnergyWindowsAndBands) {
   EXPECT_EQ(a100->tflops_per_s.high, 23.0);
   EXPECT_TRUE(a100->j_per_tflop.Contains(8.1));
   EXPECT_FALSE(a100->j_per_tflop.Contains(0.07));  // the broken sensor behind a 3.8 mJ claim
-  // The seed's only band; the H200's readings (docs/energy.md) await a rule set of ratchet's own.
-  EXPECT_EQ(rules.ReferenceBandFor("NVIDIA H200"), nullptr);  // reported unchecked
+  // The seed's only band: an H200's column is reported unchecked under this rule set.
+  EXPECT_EQ(rules.energy.reference_bands.size(), 1u);
+  EXPECT_EQ(rules.ReferenceBandFor("NVIDIA H200"), nullptr);
 }
 
-TEST(RuleSetTest, EmbeddedHasTheSeedsReviewFlags) {
-  const RuleSet::ReviewFlags& flags = Embedded().review_flags;
+TEST(RuleSetTest, SeedRuleSetHasTheSeedsReviewFlags) {
+  const RuleSet::ReviewFlags& flags = Seed().review_flags;
   EXPECT_EQ(flags.blob_bytes, 512);
   EXPECT_EQ(flags.blob_entropy, 5.2);
   EXPECT_EQ(flags.hex_fraction, 0.95);
@@ -152,13 +266,14 @@ TEST(RuleSetTest, EmbeddedHasTheSeedsReviewFlags) {
 }
 
 TEST(RuleSetTest, HashIgnoresLayoutButNotValues) {
-  Result<RuleSet> compact = ParseRuleSet(Json::parse(EmbeddedRuleSetText()).dump(), "a");
+  Result<RuleSet> compact =
+      ParseRuleSet(Json::parse(EmbeddedRuleSetText(kDefaultRuleSetId)).dump(), "a");
   ASSERT_TRUE(compact.ok()) << compact.status().message();
-  EXPECT_EQ(compact->sha256, Embedded().sha256);
+  EXPECT_EQ(compact->sha256, Default().sha256);
   Result<RuleSet> changed =
       ParseRuleSet(Edited([](Json& d) { d["timing"]["group_slack_ms"] = 3.5; }), "b");
   ASSERT_TRUE(changed.ok()) << changed.status().message();
-  EXPECT_NE(changed->sha256, Embedded().sha256);
+  EXPECT_NE(changed->sha256, Default().sha256);
   EXPECT_EQ(changed->timing.group_slack_ms, 3.5);
 }
 
@@ -166,23 +281,40 @@ TEST(RuleSetTest, LoadsAFile) {
   TempDir dir;
   const std::string path = dir / "rules.json";
   ASSERT_TRUE(WriteFileAtomic(path, Edited([](Json& d) {
-                                d["id"] = "mnist-a100/1.3.0";
+                                d["id"] = "mnist-a100/9.0.0";
                                 d["difficulty"]["1"]["band_bp"] = 500;
                               }))
                   .ok());
   Result<RuleSet> rules = LoadRuleSet(path);
   ASSERT_TRUE(rules.ok()) << rules.status().message();
-  EXPECT_EQ(rules->id, "mnist-a100/1.3.0");
+  EXPECT_EQ(rules->id, "mnist-a100/9.0.0");
   EXPECT_EQ(rules->difficulty.at(1).band_bp, 500);
 }
 
-// A rule-set file is named by the user: a path that is not a readable file is their mistake.
-TEST(RuleSetTest, MissingFileNamesThePath) {
+// An id of an embedded rule set selects it, even where a file of that name exists; anything else
+// is a file.
+TEST(RuleSetTest, AnEmbeddedIdSelectsThatRuleSet) {
+  EXPECT_EQ(Load(std::string("mnist-a100/1.2.0")).sha256, Seed().sha256);
+  EXPECT_EQ(Load(std::string("mnist-a100/1.3.0")).sha256, Default().sha256);
+  EXPECT_NE(Seed().sha256, Default().sha256);
+}
+
+// A rule-set file is named by the user: an argument that is neither an embedded id nor a
+// readable file is their mistake, and the message says what the ids are.
+TEST(RuleSetTest, MissingFileNamesThePathAndTheEmbeddedIds) {
   TempDir dir;
   Result<RuleSet> rules = LoadRuleSet(dir / "absent.json");
   ASSERT_FALSE(rules.ok());
   EXPECT_EQ(rules.status().code(), Status::Code::kBadInput);
-  EXPECT_EQ(rules.status().message(), "rule-set file " + (dir / "absent.json") + ": no such file");
+  EXPECT_EQ(rules.status().message(),
+            "rule-set file " + (dir / "absent.json") +
+                ": no such file; nor is it the id of an embedded rule set: mnist-a100/1.2.0, "
+                "mnist-a100/1.3.0");
+  rules = LoadRuleSet(std::string("mnist-a100/1.4.0"));
+  ASSERT_FALSE(rules.ok());
+  EXPECT_EQ(rules.status().message(),
+            "rule-set file mnist-a100/1.4.0: no such file; nor is it the id of an embedded rule "
+            "set: mnist-a100/1.2.0, mnist-a100/1.3.0");
 }
 
 TEST(RuleSetTest, AFolderIsNotARuleSetFile) {
@@ -190,13 +322,16 @@ TEST(RuleSetTest, AFolderIsNotARuleSetFile) {
   Result<RuleSet> rules = LoadRuleSet(dir.path());
   ASSERT_FALSE(rules.ok());
   EXPECT_EQ(rules.status().code(), Status::Code::kBadInput);
-  EXPECT_EQ(rules.status().message(), "rule-set file " + dir.path() + " is a folder, not a file");
+  EXPECT_EQ(rules.status().message(),
+            "rule-set file " + dir.path() +
+                " is a folder, not a file; nor is it the id of an embedded rule set: "
+                "mnist-a100/1.2.0, mnist-a100/1.3.0");
 }
 
 TEST(RuleSetTest, AFileOverOneMebibyteIsRefusedUnread) {
   TempDir dir;
   // Valid rules padded with spaces: at 1 MiB exactly it loads, one byte more it is refused.
-  std::string text = EmbeddedRuleSetText();
+  std::string text = EmbeddedRuleSetText(kDefaultRuleSetId);
   text.resize(1 << 20, ' ');
   ASSERT_TRUE(WriteFileAtomic(dir / "rules.json", text).ok());
   EXPECT_TRUE(LoadRuleSet(dir / "rules.json").ok());
@@ -254,12 +389,12 @@ TEST(RuleSetParseTest, UnknownField) {
 }
 
 TEST(RuleSetParseTest, DuplicateField) {
-  std::string text = EmbeddedRuleSetText();
+  std::string text = EmbeddedRuleSetText(kDefaultRuleSetId);
   const std::string once = "\"group_slack_ms\": 3.0,";
   ASSERT_NE(text.find(once), std::string::npos);
   text.replace(text.find(once), once.size(), once + " \"group_slack_ms\": 9.0,");
   EXPECT_EQ(ErrorOf(text), "rules.json: field \"timing.group_slack_ms\" appears twice");
-  std::string bands = EmbeddedRuleSetText();
+  std::string bands = EmbeddedRuleSetText(kDefaultRuleSetId);
   const std::string prefix = "\"prefix\": \"NVIDIA A100\",";
   ASSERT_NE(bands.find(prefix), std::string::npos);
   bands.replace(bands.find(prefix), prefix.size(), prefix + " \"prefix\": \"NVIDIA\",");

@@ -1,4 +1,4 @@
-// The embedded rule set with 3 MNIST calls, 1 hold-out call, 4 calibration calls and short
+// The default rule set with 3 MNIST calls, 1 hold-out call, 4 calibration calls and short
 // limits, written into a test's folder: every rule still applies, a run takes seconds.
 #ifndef RATCHET_TESTS_SUPPORT_FAST_RULES_H_
 #define RATCHET_TESTS_SUPPORT_FAST_RULES_H_
@@ -15,7 +15,7 @@
 namespace ratchet {
 
 inline Json FastRulesJson() {
-  Json rules = Json::parse(EmbeddedRuleSetText());
+  Json rules = Json::parse(EmbeddedRuleSetText(kDefaultRuleSetId));
   rules["calls"]["mnist_calls"] = 3;
   rules["calls"]["holdout_calls"] = 1;
   rules["timing"]["calibration_calls"] = 4;
