@@ -46,7 +46,7 @@ Result<ContractInputs> GatherContractInputs(const ContractOptions& options) {
   if (!rules.ok()) return rules.status();
   RATCHET_RETURN_IF_ERROR(CheckRuleSetDatasets(
       *rules, options.rules_path ? *options.rules_path
-                                 : std::string("the embedded rule set mnist-a100-1.2.0.json")));
+                                 : std::string("the embedded rule set ") + kDefaultRuleSetId));
   std::vector<LocatedDataset> located;
   if (options.located) {
     located = *options.located;
@@ -87,6 +87,14 @@ Result<ContractInputs> GatherContractInputs(const ContractOptions& options) {
 void AddCudaProperties(MachineFacts* machine) {
   DeviceFacts& device = machine->device;
   if (device.kind != "cuda" || !machine->python || device.l2_bytes) return;
+  // Read already by the interpreter's probe, when it saw this board.
+  for (const auto& [uuid, board] : machine->python->boards) {
+    if (device.uuid && uuid == *device.uuid) {
+      device.l2_bytes = board.l2_bytes;
+      device.sm_count = board.sm_count;
+      return;
+    }
+  }
   Result<CudaProperties> properties = ProbeCudaProperties(machine->python->path, device.uuid);
   if (!properties.ok()) return;  // the two facts stay null: the lane says nothing was read
   device.l2_bytes = properties->l2_bytes;

@@ -8,9 +8,18 @@
 namespace ratchet {
 namespace {
 
+// The interpreter, its version, torch's, and on a machine with CUDA every board's
+// "board GPU-<uuid> <L2 bytes> <SM count>": one process answers what the lane needs of it.
 constexpr char kProbe[] =
-    "import sys, torch; print(sys.executable); "
-    "print('%d.%d.%d' % sys.version_info[:3]); print(torch.__version__)";
+    "import sys, torch\n"
+    "print(sys.executable); print('%d.%d.%d' % sys.version_info[:3]); print(torch.__version__)\n"
+    "if torch.cuda.is_available():\n"
+    "    for i in range(torch.cuda.device_count()):\n"
+    "        p = torch.cuda.get_device_properties(i)\n"
+    "        uuid = getattr(p, 'uuid', None)\n"
+    "        if uuid is not None:\n"
+    "            print('board GPU-%s %d %d' % (uuid, getattr(p, 'L2_cache_size', 0),\n"
+    "                                         p.multi_processor_count))\n";
 
 // The search of FindPython: nullopt when it came to PATH and no python3 there imports torch, and
 // then `tried` lists the ones that did not.
@@ -76,14 +85,27 @@ Result<PythonFacts> ProbePython(const std::string& path) {
                             "): " + detail);
   }
   PythonFacts facts;
-  size_t first = run->out.find('\n');
-  size_t second = first == std::string::npos ? first : run->out.find('\n', first + 1);
-  if (second == std::string::npos) return Status::BadInput(path + " answered the probe oddly");
-  facts.path = run->out.substr(0, first);
-  facts.version = run->out.substr(first + 1, second - first - 1);
-  facts.torch = run->out.substr(second + 1);
-  while (!facts.torch.empty() && (facts.torch.back() == '\n' || facts.torch.back() == '\r')) {
-    facts.torch.pop_back();
+  std::vector<std::string> lines;
+  for (size_t at = 0; at < run->out.size();) {
+    size_t end = run->out.find('\n', at);
+    if (end == std::string::npos) end = run->out.size();
+    std::string line = run->out.substr(at, end - at);
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    lines.push_back(line);
+    at = end + 1;
+  }
+  if (lines.size() < 3) return Status::BadInput(path + " answered the probe oddly");
+  facts.path = lines[0];
+  facts.version = lines[1];
+  facts.torch = lines[2];
+  for (size_t i = 3; i < lines.size(); ++i) {
+    char uuid[128];
+    CudaProperties board;
+    if (std::sscanf(lines[i].c_str(), "board %127s %ld %ld", uuid, &board.l2_bytes,
+                    &board.sm_count) == 3 &&
+        board.l2_bytes > 0 && board.sm_count > 0) {
+      facts.boards.emplace_back(uuid, board);
+    }
   }
   return facts;
 }

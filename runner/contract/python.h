@@ -7,28 +7,35 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "core/status.h"
 
 namespace ratchet {
 
-struct PythonFacts {
-  std::string path;     // absolute: the interpreter's sys.executable
-  std::string version;  // "3.11.2"
-  std::string torch;    // torch.__version__
-};
-
-// Probes one interpreter: it must run and import torch.
-Result<PythonFacts> ProbePython(const std::string& path);
-
 // What CUDA itself says of a board that NVML cannot: its L2 cache and its streaming
 // multiprocessors, read through the interpreter's torch in a child process (ratchet never loads
-// CUDA). The board is the one whose UUID is `uuid` ("GPU-..."), or device 0 without one; a
-// torch that cannot tell the board's UUID or L2 size, or sees no such board, is Unavailable.
+// CUDA).
 struct CudaProperties {
   int64_t l2_bytes = 0;
   int64_t sm_count = 0;
 };
+
+struct PythonFacts {
+  std::string path;     // absolute: the interpreter's sys.executable
+  std::string version;  // "3.11.2"
+  std::string torch;    // torch.__version__
+  // Every CUDA board the interpreter's torch sees, by "GPU-<uuid>" (empty without CUDA).
+  std::vector<std::pair<std::string, CudaProperties>> boards;
+};
+
+// Probes one interpreter: it must run and import torch. On a machine with CUDA the same process
+// reads every board's properties.
+Result<PythonFacts> ProbePython(const std::string& path);
+
+// The board whose UUID is `uuid` ("GPU-..."), or device 0 without one; a torch that cannot
+// tell the board's UUID or L2 size, or sees no such board, is Unavailable.
 Result<CudaProperties> ProbeCudaProperties(const std::string& python,
                                            const std::optional<std::string>& uuid);
 

@@ -32,6 +32,8 @@ int64_t MonotonicNs() {
 namespace {
 constexpr const char* kPhaseNames[] = {"write", "to_worker", "inputs", "method", "labels",
                                        "to_parent"};
+// Before the window: the `gc` round trip and the copy into the staging area.
+constexpr const char* kBeforeNames[] = {"collect", "stage"};
 }  // namespace
 
 Json WindowPhases(int64_t opened_ns, int64_t written_ns, int64_t returned_ns, const Json& clock_ns) {
@@ -62,18 +64,27 @@ Json MedianPhases(const std::vector<Json>& windows) {
     }
     medians[name] = Median(values);
   }
+  for (const char* name : kBeforeNames) {
+    std::vector<double> values;
+    for (const Json& window : windows) {
+      if (window.contains(name) && window[name].is_number()) values.push_back(window[name].get<double>());
+    }
+    if (values.size() == windows.size()) medians[name] = Median(values);
+  }
   return medians;
 }
 
 std::optional<CallFailure> Go(WorkerProcess& worker, const GoRequest& request,
                               int64_t test_rows, GoResult* result) {
   Frame reply;
+  const int64_t collect_ns = MonotonicNs();
   if (request.collect) {
     if (std::optional<CallFailure> failure =
             worker.Request(Json{{"cmd", "gc"}}, request.stage_s, "collecting garbage", &reply)) {
       return failure;
     }
   }
+  const int64_t collected_ns = MonotonicNs();
   const std::vector<float>& train_x = request.draw ? request.draw->train_x : request.empty->train_x;
   const std::vector<int64_t>& train_y = request.draw ? request.draw->train_y : request.empty->train_y;
   const std::vector<float>& test_x = request.draw ? request.draw->test_x : request.empty->test_x;
@@ -94,9 +105,19 @@ std::optional<CallFailure> Go(WorkerProcess& worker, const GoRequest& request,
                            : worker.buffer().Write(train_x, train_y, test_x);
   if (!written.ok()) return CallFailure{"crash", written.message(), /*harness=*/true};
   const int64_t written_ns = MonotonicNs();
-  std::optional<CallFailure> failure = worker.Request(
-      Json{{"cmd", "go"}, {"null", request.null_method}}, request.timeout_s, request.doing, &reply,
-      request.spin);
+  const Json command = {{"cmd", "go"}, {"null", request.null_method}};
+  std::optional<CallFailure> failure;
+  if (request.while_waiting) {
+    failure = worker.Send(command, request.timeout_s, request.doing);
+    if (!failure) {
+      request.while_waiting();
+      const double spent_s = (MonotonicNs() - written_ns) / 1e9;
+      failure = worker.Receive(std::max(0.0, request.timeout_s - spent_s), request.doing, &reply,
+                               request.spin);
+    }
+  } else {
+    failure = worker.Request(command, request.timeout_s, request.doing, &reply, request.spin);
+  }
   const int64_t returned_ns = MonotonicNs();
   result->parent_ms = (returned_ns - opened_ns) / 1e6;
   if (failure) return failure;
@@ -109,6 +130,10 @@ std::optional<CallFailure> Go(WorkerProcess& worker, const GoRequest& request,
   result->labels = std::move(reply.payload);
   result->phases =
       WindowPhases(opened_ns, written_ns, returned_ns, reply.header.value("clock_ns", Json()));
+  if (result->phases.is_object()) {
+    result->phases["collect"] = (collected_ns - collect_ns) / 1e6;
+    result->phases["stage"] = (opened_ns - collected_ns) / 1e6;
+  }
   return std::nullopt;
 }
 

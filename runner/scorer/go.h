@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -43,6 +44,10 @@ struct GoRequest {
   // arrives, not when the scheduler wakes the parent (on a GPU, where the method leaves the
   // processor's cores idle; the empty calls of the calibration spin the same way).
   bool spin = false;
+  // Work of the parent's done while the worker runs the method, between sending `go` and
+  // reading its reply (for an untimed call only: it moves parent_ms). The `go`'s timeout still
+  // counts from the send.
+  std::function<void()> while_waiting;
 };
 
 struct GoResult {
@@ -53,7 +58,8 @@ struct GoResult {
   // same clock: write (the inputs into the buffer), to_worker (the command, until the worker
   // had read it), inputs (the worker's copies to the device, the flush), method (the worker's
   // clock around the method), labels (checking the output, turning it into labels), to_parent
-  // (the reply, until the parent had read it). Empty when the worker reported no instants. The
+  // (the reply, until the parent had read it); and before the window, collect (the `gc` round
+  // trip) and stage (the copy into the staging area). Empty when the worker reported no instants. The
   // worker's instants come from the method's process, so this is a diagnostic, never evidence
   // the judge reads.
   Json phases;

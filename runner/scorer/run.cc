@@ -161,13 +161,17 @@ Result<RunOutcome> ScoreOnce(const RunInputs& inputs, const ProgressSink& say) {
     ++started;
     return Status::Ok();
   };
-  // Freezes (or thaws) every worker started ahead; a freeze returns once each has stopped.
+  // Freezes (or thaws) every worker started ahead; a freeze returns once each has stopped. A
+  // worker ahead runs ratchet's code only, in the one process ratchet started (its group).
   auto freeze_ahead = [&](bool stop) -> Status {
     Status first;
     for (Ahead& next : ahead) {
-      Status status = next.worker->Freeze(stop);
-      if (status.ok() && stop) status = next.worker->AwaitFrozen(kFreezeTimeoutS);
+      Status status = next.worker->Freeze(stop, /*whole_uid=*/false);
       if (first.ok() && !status.ok()) first = status;
+    }
+    for (Ahead& next : ahead) {
+      if (!stop || !first.ok()) break;
+      first = next.worker->AwaitFrozen(kFreezeTimeoutS, /*whole_uid=*/false);
     }
     return first.Annotate(stop ? "freezing the workers started ahead" : "thawing the workers started ahead");
   };
@@ -220,8 +224,9 @@ Result<RunOutcome> ScoreOnce(const RunInputs& inputs, const ProgressSink& say) {
     const int64_t call_started_ns = MonotonicNs();
     Json steps = Json::object();
     auto step = [&](const char* name) { steps[name] = (MonotonicNs() - call_started_ns) / 1e6; };
-    // This call's worker (unless it was started ahead) and those of the calls after it.
-    while (started < count && started <= index + kWorkersAhead) {
+    // This call's worker, unless it was started ahead; for the first call, the next ones too
+    // (later calls start theirs while their method's warm-up runs, below).
+    while (started < count && started <= (index == 0 ? kWorkersAhead : index)) {
       Status status = start_worker();
       if (!status.ok()) return harness_error(status.Annotate("starting the worker of call " +
                                                              std::to_string(started + 1)));
@@ -231,12 +236,11 @@ Result<RunOutcome> ScoreOnce(const RunInputs& inputs, const ProgressSink& say) {
     std::unique_ptr<WorkerProcess> owned = std::move(current.worker);
     WorkerProcess& worker = *owned;
     steps["spawned"] = (current.spawned_ns - call_started_ns) / 1e6;
-    // The draws are made while the worker starts (loading torch takes it longer); the timed one
-    // reaches it only inside its window.
+    // The warm-up's draw is made now, the timed one during the warm-up; it reaches the worker
+    // only inside its window.
     Result<Draw> warm = draws.Make(planned.warmup_dataset, planned.warmup_draw_index);
     if (!warm.ok()) return harness_error(warm.status());
-    Result<Draw> timed = draws.Make(planned.dataset, planned.draw_index);
-    if (!timed.ok()) return harness_error(timed.status());
+    Result<Draw> timed = Status::Internal("the timed draw was not made");
     if (index == 0 && inputs.before_first_call) RATCHET_RETURN_IF_ERROR(inputs.before_first_call());
     const std::string folder = worker.folder();
     CallRecord record;
@@ -321,7 +325,6 @@ Result<RunOutcome> ScoreOnce(const RunInputs& inputs, const ProgressSink& say) {
       if (status.ok()) return std::nullopt;
       return CallFailure{"crash", status.message(), /*harness=*/true};
     };
-    const size_t frozen_ahead = ahead.size();
     if (std::optional<CallFailure> failure = freeze(true)) return fail(*failure);
     step("froze");
     // Calibration: the empty method's round trip, before the method is imported.
@@ -357,14 +360,26 @@ Result<RunOutcome> ScoreOnce(const RunInputs& inputs, const ProgressSink& say) {
     warm_request.timeout_s = warm_limit_s;
     warm_request.stage_s = rules.limits.stage_s;
     warm_request.doing = "running the method on the untimed warm-up on " + DrawPhrase(warm->dataset);
+    // While the method warms up: the timed draw, and the workers of the next calls.
+    Status ahead_started;
+    warm_request.while_waiting = [&] {
+      timed = draws.Make(planned.dataset, planned.draw_index);
+      while (ahead_started.ok() && started < count && started <= index + kWorkersAhead) {
+        ahead_started = start_worker().Annotate("starting the worker of call " +
+                                                std::to_string(started + 1));
+      }
+    };
     step("loaded");
     GoResult warm_result;
     if (std::optional<CallFailure> failure = Go(worker, warm_request, rules.draw.test, &warm_result)) {
       return fail(*failure);
     }
     step("warmed");
+    if (!timed.ok()) return harness_error(timed.status());
+    if (!ahead_started.ok()) return harness_error(ahead_started);
     // The inputs' sha256 goes into the evidence.
     record.inputs_sha256 = InputsSha256(*timed);
+    const size_t frozen_ahead = ahead.size();  // one more than in the calibration, when started since
     if (std::optional<CallFailure> failure = freeze(true)) return fail(*failure);
     step("refroze");
     // The timed window is entered as each calibration call's was: right after empty calls of the

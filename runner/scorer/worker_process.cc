@@ -270,7 +270,7 @@ std::optional<CallFailure> WorkerProcess::Answered(Result<Frame> frame, double t
   return std::nullopt;
 }
 
-Status WorkerProcess::Freeze(bool stop) {
+Status WorkerProcess::Freeze(bool stop, bool whole_uid) {
   if (pid_ <= 0) return Status::Ok();
   const int sig = stop ? SIGSTOP : SIGCONT;
   Status first;
@@ -279,16 +279,17 @@ Status WorkerProcess::Freeze(bool stop) {
                                 (stop ? "SIGSTOP" : "SIGCONT") + ") of the worker's group",
                             errno);
   }
-  if (sandbox_uid_) {
+  if (sandbox_uid_ && whole_uid) {
     Status user = FreezeSandboxProcesses(uid_, stop);
     if (first.ok()) first = user;
   }
   return first;
 }
 
-Status WorkerProcess::AwaitFrozen(double timeout_s) {
+Status WorkerProcess::AwaitFrozen(double timeout_s, bool whole_uid) {
   if (pid_ <= 0) return Status::Ok();
-  std::vector<pid_t> pids = sandbox_uid_ ? ProcessesOfUser(uid_) : std::vector<pid_t>();
+  std::vector<pid_t> pids =
+      sandbox_uid_ && whole_uid ? ProcessesOfUser(uid_) : std::vector<pid_t>();
   if (std::find(pids.begin(), pids.end(), pid_) == pids.end()) pids.push_back(pid_);
   return AwaitStopped(pids, timeout_s);
 }

@@ -73,12 +73,14 @@ class WorkerProcess {
                                      bool spin = false);
 
   // Stops (SIGSTOP) or continues (SIGCONT) the worker: its process group and, under the full
-  // sandbox, every process of its uid, so that nothing of it runs while the board's idle power
-  // is read or another worker's window is open. Every signal is sent even when one fails; the
-  // first error is returned. Nothing to do once closed.
-  Status Freeze(bool stop);
+  // sandbox with `whole_uid`, every process of its uid, so that nothing of it runs while the
+  // board's idle power is read or another worker's window is open. Without `whole_uid` (a
+  // worker that has no method loaded, whose only process is the one ratchet started) the group
+  // alone, which spares a search of every process of the machine. Every signal is sent even when
+  // one fails; the first error is returned. Nothing to do once closed.
+  Status Freeze(bool stop, bool whole_uid = true);
   // After Freeze(true): returns once every thread of those processes is stopped (AwaitStopped).
-  Status AwaitFrozen(double timeout_s);
+  Status AwaitFrozen(double timeout_s, bool whole_uid = true);
   // The uid the worker runs as.
   uid_t uid() const { return uid_; }
   // The worker's pid (its process group), or -1 once closed.

@@ -42,6 +42,11 @@ double CudaEventPair::ElapsedMs() {
 
 void EmptyCudaCache() { c10::cuda::CUDACachingAllocator::emptyCache(); }
 
+void StartCudaLibraries() {
+  // cuSOLVER's handle is libtorch_cuda_linalg's, loaded only when a factorization first runs.
+  at::cuda::getCurrentCUDABlasHandle();
+}
+
 std::string PinReadOnly(const void* data, size_t bytes) {
   cudaError_t code = cudaHostRegister(const_cast<void*>(data), bytes, cudaHostRegisterReadOnly);
   if (code == cudaSuccess) return "";

@@ -43,6 +43,10 @@ class CudaEventPair {
 
 void EmptyCudaCache();
 
+// Creates this thread's cuBLAS handle, which a method's first product would otherwise create
+// inside its warm-up: the worker's start, which overlaps earlier calls, takes that time instead.
+void StartCudaLibraries();
+
 // Page-locks `bytes` at `data`, a read-only mapping, for the device's copy engines
 // (cudaHostRegister with cudaHostRegisterReadOnly), so that copies from it need no staging and
 // can be queued without waiting. Empty on success, otherwise why it could not be done.
@@ -61,6 +65,7 @@ class CudaEventPair {
   double ElapsedMs() { NoCuda(); }
 };
 inline void EmptyCudaCache() { NoCuda(); }
+inline void StartCudaLibraries() { NoCuda(); }
 inline std::string PinReadOnly(const void*, size_t) { NoCuda(); }
 #endif
 

@@ -225,6 +225,7 @@ class Worker {
         std::string why = PinReadOnly(mapping->data(), mapping->size());
         pinned_ = why.empty();
         reply["input_copy"] = pinned_ ? "pinned" : "pageable (" + why + ")";
+        StartCudaLibraries();
       });
     }
     buffer_ = std::move(mapping).value();
