@@ -24,8 +24,10 @@ namespace {
 constexpr int kPrimingCalls = 3;
 // Workers of later calls started while a call runs: each takes its own uid and is frozen during
 // every window of the calls before its own (see ScoreOnce). With the running one, at most
-// kWorkerUidCount workers are alive.
-constexpr size_t kWorkersAhead = kWorkerUidCount - 1;
+// kWorkerUidCount workers are alive. A Python worker takes about four calls' untimed time to
+// import torch; ratchet-worker starts in less than two.
+constexpr size_t kPythonWorkersAhead = kWorkerUidCount - 1;
+constexpr size_t kNativeWorkersAhead = 2;
 // How long a frozen worker's threads may take to stop (one inside a driver call stops only when
 // the call returns).
 constexpr double kFreezeTimeoutS = 10;
@@ -145,6 +147,8 @@ Result<RunOutcome> ScoreOnce(const RunInputs& inputs, const ProgressSink& say) {
     std::optional<CallFailure> not_sent;  // the hello could not be sent
   };
   std::deque<Ahead> ahead;
+  const size_t workers_ahead =
+      inputs.submission.native ? kNativeWorkersAhead : kPythonWorkersAhead;
   size_t started = 0;  // calls whose worker is started
   auto start_worker = [&]() -> Status {
     const uid_t uid = kWorkerUids[started % kWorkerUidCount];
@@ -226,7 +230,7 @@ Result<RunOutcome> ScoreOnce(const RunInputs& inputs, const ProgressSink& say) {
     auto step = [&](const char* name) { steps[name] = (MonotonicNs() - call_started_ns) / 1e6; };
     // This call's worker, unless it was started ahead; for the first call, the next ones too
     // (later calls start theirs while their method's warm-up runs, below).
-    while (started < count && started <= (index == 0 ? kWorkersAhead : index)) {
+    while (started < count && started <= (index == 0 ? workers_ahead : index)) {
       Status status = start_worker();
       if (!status.ok()) return harness_error(status.Annotate("starting the worker of call " +
                                                              std::to_string(started + 1)));
@@ -364,7 +368,7 @@ Result<RunOutcome> ScoreOnce(const RunInputs& inputs, const ProgressSink& say) {
     Status ahead_started;
     warm_request.while_waiting = [&] {
       timed = draws.Make(planned.dataset, planned.draw_index);
-      while (ahead_started.ok() && started < count && started <= index + kWorkersAhead) {
+      while (ahead_started.ok() && started < count && started <= index + workers_ahead) {
         ahead_started = start_worker().Annotate("starting the worker of call " +
                                                 std::to_string(started + 1));
       }

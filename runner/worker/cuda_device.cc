@@ -1,6 +1,7 @@
 // Compiled only against a libtorch with CUDA (see CMakeLists.txt).
 #include "worker/cuda_device.h"
 
+#include <ATen/ATen.h>
 #include <ATen/cuda/CUDAContext.h>
 #include <ATen/cuda/CUDAEvent.h>
 #include <c10/cuda/CUDACachingAllocator.h>
@@ -43,8 +44,9 @@ double CudaEventPair::ElapsedMs() {
 void EmptyCudaCache() { c10::cuda::CUDACachingAllocator::emptyCache(); }
 
 void StartCudaLibraries() {
-  // cuSOLVER's handle is libtorch_cuda_linalg's, loaded only when a factorization first runs.
   at::cuda::getCurrentCUDABlasHandle();
+  // torch's linear-algebra library (and with it cuSOLVER's handle) is loaded on first use.
+  at::linalg_cholesky(at::ones({1, 1}, at::TensorOptions().device(at::kCUDA)));
 }
 
 std::string PinReadOnly(const void* data, size_t bytes) {

@@ -43,8 +43,10 @@ class CudaEventPair {
 
 void EmptyCudaCache();
 
-// Creates this thread's cuBLAS handle, which a method's first product would otherwise create
-// inside its warm-up: the worker's start, which overlaps earlier calls, takes that time instead.
+// Creates this thread's cuBLAS handle and loads torch's linear-algebra library (with cuSOLVER's
+// handle, through a 1x1 Cholesky factorization), which a method's first product or
+// factorization would otherwise do inside its warm-up: the worker's start, which overlaps
+// earlier calls, takes that time instead.
 void StartCudaLibraries();
 
 // Page-locks `bytes` at `data`, a read-only mapping, for the device's copy engines

@@ -221,12 +221,14 @@ TEST_F(ReapTest, AwaitStoppedWaitsForEveryThreadToStop) {
 }
 
 TEST(WorkerUidsTest, NoWorkerUidButNobodysBelongsToAnAccountHere) {
-  // What CheckWorkerUids guards: the scoring machine gives 65532 and 65533 to nobody else.
+  // What CheckWorkerUids guards: the scoring machine gives 65530-65533 to nobody else.
   Status status = CheckWorkerUids();
   bool taken = false;
   for (uid_t uid : kWorkerUids) taken = taken || (uid != kSandboxUid && getpwuid(uid) != nullptr);
   EXPECT_EQ(status.ok(), !taken) << status.message();
-  if (taken) EXPECT_NE(status.message().find("belongs to the account"), std::string::npos);
+  if (taken) {
+    EXPECT_NE(status.message().find("belongs to the account"), std::string::npos);
+  }
 }
 
 TEST_F(ReapTest, SignalUserFreezesAndThawsTheSandbox) {

@@ -299,7 +299,7 @@ TEST_F(SpawnTest, RunsAsEachWorkerUid) {
     EXPECT_EQ(report["uid"], Ids(uid));
     EXPECT_EQ(report["gid"], Ids(kSandboxGid));
   }
-  // The folder stays 65532's: 65534 cannot enter it.
+  // The folder stays the last uid's: 65534 cannot enter it.
   SpawnSpec locked_out = ReportSpec();
   locked_out.uid = kSandboxUid;
   Status status = Spawn(locked_out).status();
@@ -345,7 +345,7 @@ TEST_F(SpawnTest, ChildDiesWithItsParent) {
 // covered, and only the filter and limits apply. Root plays a user by dropping to another uid.
 TEST_F(SpawnTest, PartialSandboxKeepsTheCallersUid) {
   SKIP_UNLESS_ROOT();
-  constexpr uid_t kUser = 65533;
+  constexpr uid_t kUser = 65520;  // no worker uid: a user of the machine
   ASSERT_EQ(chown(worker_.c_str(), kUser, kUser), 0);
   SpawnSpec dumpable = ReportSpec();
   std::string dumpable_out = out_path_;
