@@ -101,7 +101,7 @@ int Run(CommandContext& context) {
     }
     if (!held.ok()) return fail(held.status());
     lock.emplace(std::move(*held));
-    Status reaped = ReapSandbox(kSandboxUid);
+    Status reaped = ReapWorkerUids();
     if (!reaped.ok()) return fail(reaped);
   }
   std::optional<FreshDirectory> out;

@@ -34,7 +34,7 @@ bool SleepUnlessInterrupted(double seconds, const std::atomic<bool>* interrupted
 }
 
 Result<std::unique_ptr<WorkerProcess>> StartEnergyWorker(const WorkerLaunch& launch) {
-  if (DescribeSandbox().full) RATCHET_RETURN_IF_ERROR(KillSandboxProcesses(kSandboxUid));
+  if (DescribeSandbox().full) RATCHET_RETURN_IF_ERROR(KillWorkerUids());
   return WorkerProcess::Start(launch);
 }
 

@@ -170,9 +170,11 @@ Failed LimitResources(const ChildPlan& plan) {
 // A mount namespace of the child's own, detached from the parent's: what it mounts (the covers,
 // its temporary folders) is seen by it alone, and nothing mounted later outside reaches it. An
 // IPC namespace too: SysV objects and POSIX message queues (which the filter refuses anyway)
-// would die with it.
+// would die with it. And a network namespace: abstract Unix sockets, which the filter allows,
+// are per network namespace, so no worker can reach a socket of another (the CUDA driver
+// listens on one in every process with a device context) or of the machine.
 Failed PrivateMountNamespace() {
-  if (unshare(CLONE_NEWNS | CLONE_NEWIPC) != 0) return Fail(ChildOp::kUnshareMount);
+  if (unshare(CLONE_NEWNS | CLONE_NEWIPC | CLONE_NEWNET) != 0) return Fail(ChildOp::kUnshareMount);
   if (mount("none", "/", nullptr, MS_REC | MS_PRIVATE, nullptr) != 0) {
     return Fail(ChildOp::kMakePrivate);
   }

@@ -175,6 +175,7 @@ Json SandboxPolicyJson() {
         {"gid", kSandboxGid},
         {"supplementary_groups", Json::array()}}},
       {"steps", SandboxSteps()},
+      {"namespaces", {"mount", "ipc", "network"}},
       {"fds",
        {{"mapped", "kept at their numbers"},
         {"unmapped_0_1_2", "/dev/null"},

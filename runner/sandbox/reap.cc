@@ -124,14 +124,22 @@ bool Exiting(pid_t pid) {
   return (flags & 0x4) != 0;
 }
 
-// The state letter (field 3) of /proc/PID/task/TID/stat, or 'X' when it cannot be read (gone).
+// The state letter (field 3) of /proc/PID/task/TID/stat, or 'X' when it cannot be read (gone);
+// 'E' for a thread the kernel is ending (PF_EXITING in field 9), which runs no code of its own.
 char TaskState(pid_t pid, const std::string& tid) {
   Result<std::string> text =
       ReadFile("/proc/" + std::to_string(pid) + "/task/" + tid + "/stat", 1 << 12);
   if (!text.ok()) return 'X';
   size_t close = text->rfind(')');
   if (close == std::string::npos || close + 2 >= text->size()) return '?';
-  return (*text)[close + 2];
+  std::istringstream fields(text->substr(close + 1));
+  std::string state, field;
+  fields >> state;                                 // field 3
+  for (int i = 4; i < 9 && fields >> field; ++i) {  // fields 4..8
+  }
+  unsigned long flags = 0;
+  if ((fields >> flags) && (flags & 0x4) != 0) return 'E';
+  return state.empty() ? '?' : state[0];
 }
 
 // The thread ids of `pid` (empty when it is gone).
@@ -435,11 +443,10 @@ Status AwaitStopped(const std::vector<pid_t>& pids, double timeout_s) {
   while (true) {
     std::string running;
     for (pid_t pid : pids) {
-      if (Exiting(pid)) continue;
       for (const std::string& tid : Threads(pid)) {
-        // T: stopped by a signal; t: by a tracer; Z and X: done.
+        // T: stopped by a signal; t: by a tracer; Z and X: done; E: ending.
         const char state = TaskState(pid, tid);
-        if (state != 'T' && state != 't' && state != 'Z' && state != 'X') {
+        if (state != 'T' && state != 't' && state != 'Z' && state != 'X' && state != 'E') {
           running = "thread " + tid + " of process " + std::to_string(pid) + " (state " +
                     std::string(1, state) + ")";
           break;
@@ -469,6 +476,19 @@ Status CheckWorkerUids() {
     }
   }
   return Status::Ok();
+}
+
+Status ReapWorkerUids() {
+  RATCHET_RETURN_IF_ERROR(CheckWorkerUids());
+  Status first;
+  for (uid_t uid : kWorkerUids) Note(&first, ReapSandbox(uid));
+  return first;
+}
+
+Status KillWorkerUids() {
+  Status first;
+  for (uid_t uid : kWorkerUids) Note(&first, KillSandboxProcesses(uid));
+  return first;
 }
 
 Status ReapSandbox(uid_t uid) {

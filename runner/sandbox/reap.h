@@ -55,6 +55,14 @@ Status AwaitStopped(const std::vector<pid_t>& pids, double timeout_s);
 // that uid would see ratchet kill its processes and remove its files).
 Status CheckWorkerUids();
 
+// CheckWorkerUids, then ReapSandbox of every worker uid: before the first sandboxed process of
+// a command, whatever an earlier run of any uid left (a method's child that outlived a killed
+// ratchet) goes.
+Status ReapWorkerUids();
+
+// KillSandboxProcesses of every worker uid; the first error is returned, every uid is tried.
+Status KillWorkerUids();
+
 // Kills every process of `uid` until none is live (an error names those still alive after ten
 // seconds), removes every SysV shared memory segment, semaphore set and message queue that
 // `uid` owns or created, and every file and folder it owns in WorldWritableFolders(), with all

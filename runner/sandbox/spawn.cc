@@ -177,7 +177,7 @@ std::string DescribeFailure(const ChildError& error, const SpawnSpec& spec,
     case ChildOp::kSetrlimitNofile:
       return "setrlimit(RLIMIT_NOFILE, " + std::to_string(spec.open_files) + ")";
     case ChildOp::kUnshareMount:
-      return "unshare(CLONE_NEWNS | CLONE_NEWIPC)";
+      return "unshare(CLONE_NEWNS | CLONE_NEWIPC | CLONE_NEWNET)";
     case ChildOp::kMakePrivate:
       return "mount(/, MS_REC | MS_PRIVATE)";
     case ChildOp::kCover:

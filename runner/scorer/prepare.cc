@@ -56,7 +56,9 @@ Status CheckPython(const std::string& path, const std::string& python, const Rul
   Result<std::string> checker = PythonWorkerFile("check_source.py");
   if (!checker.ok()) return checker.status();
   SandboxedCommand command;
-  command.argv = {python, "-E", "-s", std::string(kWorkerFolderToken) + "/check_source.py",
+  // -I: the folder holding the method file is not on sys.path (a json.py there would be
+  // imported by the checker itself).
+  command.argv = {python, "-I", std::string(kWorkerFolderToken) + "/check_source.py",
                   "--max-bytes", std::to_string(rules.limits.max_source_bytes),
                   "--review-flags", rules.document["review_flags"].dump(),
                   std::string(kWorkerFolderToken) + "/" + BaseName(path),

@@ -73,7 +73,10 @@ Result<WorkerLaunch> LaunchFor(const Submission& submission, const RuleSet& rule
     if (!worker.ok()) return worker.status();
     launch.copies = {*worker};
     launch.files = {{BaseName(submission.path), submission.source}};
-    launch.argv = {python, "-u", "-E", "-s", std::string(kWorkerFolderToken) + "/worker.py"};
+    // -I: isolated, so that the worker's folder, where the method file lies under its own
+    // name, is not on sys.path: a file named like a module the worker imports (json.py) is
+    // never imported in its place.
+    launch.argv = {python, "-u", "-I", std::string(kWorkerFolderToken) + "/worker.py"};
   }
   launch.covered = covered;
   launch.train = rules.draw.train;
@@ -147,8 +150,11 @@ Result<RunOutcome> ScoreOnce(const RunInputs& inputs, const ProgressSink& say) {
     std::optional<CallFailure> not_sent;  // the hello could not be sent
   };
   std::deque<Ahead> ahead;
-  const size_t workers_ahead =
-      inputs.submission.native ? kNativeWorkersAhead : kPythonWorkersAhead;
+  // Under a partial sandbox every worker has ratchet's own uid, and nothing would keep a method
+  // from the workers ahead: none is started ahead there.
+  const size_t workers_ahead = !sandbox_full             ? 0
+                               : inputs.submission.native ? kNativeWorkersAhead
+                                                          : kPythonWorkersAhead;
   size_t started = 0;  // calls whose worker is started
   auto start_worker = [&]() -> Status {
     const uid_t uid = kWorkerUids[started % kWorkerUidCount];
@@ -183,9 +189,7 @@ Result<RunOutcome> ScoreOnce(const RunInputs& inputs, const ProgressSink& say) {
   auto finish_run = [&] {
     finish_previous();
     ahead.clear();  // each is killed and waited for
-    if (sandbox_full) {
-      for (uid_t uid : kWorkerUids) KillSandboxProcesses(uid);
-    }
+    if (sandbox_full) KillWorkerUids();
   };
 
   for (size_t index = 0; index < count; ++index) {
@@ -202,9 +206,8 @@ Result<RunOutcome> ScoreOnce(const RunInputs& inputs, const ProgressSink& say) {
                                                     " minutes"};
       return outcome;
     }
-    // Before the first worker, whatever an older run or another scorer left on the machine goes;
-    // later, anything of the sandbox user still running (the last worker was killed already, and
-    // its files and IPC objects died with its namespaces).
+    // Before the first worker, whatever an older run or another scorer left of the worker uids
+    // goes; later, each worker's uid is cleared before the worker starts (start_worker).
     // A harness error once calls have been made ends the run as the harness's failure, with every
     // completed call kept; before the first one it is the command's error.
     auto harness_error = [&](const Status& status) -> Result<RunOutcome> {
@@ -217,10 +220,7 @@ Result<RunOutcome> ScoreOnce(const RunInputs& inputs, const ProgressSink& say) {
       return std::move(outcome);
     };
     if (sandbox_full && index == 0) {
-      Status reaped = CheckWorkerUids();
-      for (uid_t uid : kWorkerUids) {
-        if (reaped.ok()) reaped = ReapSandbox(uid);
-      }
+      Status reaped = ReapWorkerUids();
       if (!reaped.ok()) return harness_error(reaped);
     }
     // The steps of this call on the parent's clock (ms since the call began), kept with the
@@ -238,7 +238,6 @@ Result<RunOutcome> ScoreOnce(const RunInputs& inputs, const ProgressSink& say) {
     Ahead current = std::move(ahead.front());
     ahead.pop_front();
     std::unique_ptr<WorkerProcess> owned = std::move(current.worker);
-    WorkerProcess& worker = *owned;
     steps["spawned"] = (current.spawned_ns - call_started_ns) / 1e6;
     // The warm-up's draw is made now, the timed one during the warm-up; it reaches the worker
     // only inside its window.
@@ -246,6 +245,28 @@ Result<RunOutcome> ScoreOnce(const RunInputs& inputs, const ProgressSink& say) {
     if (!warm.ok()) return harness_error(warm.status());
     Result<Draw> timed = Status::Internal("the timed draw was not made");
     if (index == 0 && inputs.before_first_call) RATCHET_RETURN_IF_ERROR(inputs.before_first_call());
+
+    Frame reply;
+    std::optional<CallFailure> hello_failure =
+        current.not_sent ? current.not_sent
+                         : owned->Receive(rules.limits.worker_start_s, "starting the worker", &reply);
+    // A worker started during an earlier call shared the machine with that call's method, which
+    // may have taken what the start needed (the device's memory): it starts again now, when
+    // nothing of the earlier calls runs, and only a second failure is the harness's.
+    std::string restarted_because;
+    if (hello_failure && current.spawned_ns < call_started_ns) {
+      restarted_because = hello_failure->message;
+      const uid_t uid = owned->uid();
+      owned->Close();
+      finish_previous();  // the last call's worker gone, its device memory released
+      Result<std::unique_ptr<WorkerProcess>> again = WorkerProcess::Start(launch, uid);
+      if (!again.ok()) return harness_error(again.status());
+      owned = std::move(*again);
+      steps["restarted"] = (MonotonicNs() - call_started_ns) / 1e6;
+      hello_failure = owned->Request(HelloCommand(rules, *owned), rules.limits.worker_start_s,
+                                     "starting the worker", &reply);
+    }
+    WorkerProcess& worker = *owned;
     const std::string folder = worker.folder();
     CallRecord record;
     record.dataset = planned.dataset;
@@ -273,13 +294,13 @@ Result<RunOutcome> ScoreOnce(const RunInputs& inputs, const ProgressSink& say) {
       return std::move(outcome);
     };
 
-    Frame reply;
-    if (std::optional<CallFailure> failure =
-            current.not_sent ? current.not_sent
-                             : worker.Receive(rules.limits.worker_start_s, "starting the worker",
-                                              &reply)) {
-      failure->harness = true;
-      return fail(*failure);
+    if (hello_failure) {
+      hello_failure->harness = true;
+      if (!restarted_because.empty()) {
+        hello_failure->message += " (started again: the worker started ahead had failed too: " +
+                                  restarted_because + ")";
+      }
+      return fail(*hello_failure);
     }
     record.hello = reply.header;
     step("hello");
@@ -294,23 +315,29 @@ Result<RunOutcome> ScoreOnce(const RunInputs& inputs, const ProgressSink& say) {
       }
     }
     finish_previous();
-    if (sandbox_full && reply.header.value("sandbox", Json::object()).value("uid", -1) !=
-                            static_cast<int64_t>(worker.uid())) {
+    // Every field of the reply is checked for its type before it is used.
+    auto text = [&reply](const char* key, const std::string& otherwise) {
+      auto it = reply.header.find(key);
+      return it != reply.header.end() && it->is_string() ? it->get<std::string>() : otherwise;
+    };
+    const Json sandbox = reply.header.value("sandbox", Json());
+    const Json uid = sandbox.is_object() ? sandbox.value("uid", Json()) : Json();
+    if (sandbox_full &&
+        (!uid.is_number_integer() || uid.get<int64_t>() != static_cast<int64_t>(worker.uid()))) {
       return fail(CallFailure{"crash",
                               "the worker does not run as its sandbox user (uid " +
                                   std::to_string(worker.uid()) + ")",
                               true});
     }
     if (index == 0) {
-      say("  " + reply.header.value("device_name", std::string("?")) + ", torch " +
-          reply.header.value("torch", std::string("?")) + ", sandbox " +
+      say("  " + text("device_name", "?") + ", torch " + text("torch", "?") + ", sandbox " +
           (sandbox_full ? "on" : "partial (" + DescribeSandbox().partial_reason +
                                      "): not an official time"));
     }
 
     // On a GPU the parent waits for each reply of the calibration and the timed call without
     // sleeping; on the CPU its core is the method's to use.
-    const bool spin = reply.header.value("device", std::string()) == "cuda";
+    const bool spin = text("device", "") == "cuda";
     // An empty call as the calibration makes it (and the empty calls before the timed one).
     auto empty_call = [&](const char* doing) {
       GoRequest request;
@@ -428,6 +455,7 @@ Result<RunOutcome> ScoreOnce(const RunInputs& inputs, const ProgressSink& say) {
     record.phases = Json{{"timed", timed_result.phases},
                          {"calibration", MedianPhases(calibration_phases)},
                          {"frozen_ahead", frozen_ahead}};
+    if (!restarted_because.empty()) record.phases["restarted_because"] = restarted_because;
     // Nothing of the method runs after this; the next worker may start while this one dies.
     worker.Kill();
     step("killed");

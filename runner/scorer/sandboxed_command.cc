@@ -21,7 +21,7 @@ namespace ratchet {
 
 Result<SandboxedResult> RunSandboxed(const SandboxedCommand& command) {
   const bool full = DescribeSandbox().full;
-  if (full) RATCHET_RETURN_IF_ERROR(ReapSandbox(kSandboxUid));
+  if (full) RATCHET_RETURN_IF_ERROR(ReapWorkerUids());
   Result<std::string> folder = MakeWorkerFolder(command.copies, command.files);
   if (!folder.ok()) return folder.status();
   auto cleanup = [&] {

@@ -50,11 +50,11 @@ std::vector<std::string> WorkerEnvironment(const std::string& folder,
 namespace {
 
 Status ChownTree(const std::string& root, uid_t uid) {
-  if (chown(root.c_str(), uid, uid) != 0) return Status::IOError("chown " + root, errno);
+  if (chown(root.c_str(), uid, kSandboxGid) != 0) return Status::IOError("chown " + root, errno);
   std::error_code error;
   for (auto it = std::filesystem::recursive_directory_iterator(root, error);
        !error && it != std::filesystem::recursive_directory_iterator(); it.increment(error)) {
-    if (lchown(it->path().c_str(), uid, uid) != 0) {
+    if (lchown(it->path().c_str(), uid, kSandboxGid) != 0) {
       return Status::IOError("chown " + it->path().string(), errno);
     }
   }
@@ -237,7 +237,7 @@ std::optional<CallFailure> WorkerProcess::Failed(const Status& status, double ti
     case FrameFailure::kClosed: {
       Close();
       return CallFailure{"crash",
-                         "the method's process ended (" + exit_description_ + ") while " + doing};
+                         "the worker's process ended (" + exit_description_ + ") while " + doing};
     }
     case FrameFailure::kMalformed:
       return CallFailure{"crash", status.message()};

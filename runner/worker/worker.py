@@ -13,20 +13,28 @@ reply cannot be written.
 This file is an adapter: the run loop, the timing gates and the judge are the parent's.
 """
 
-import gc
-import importlib.util
-import io
-import json
-import math
-import mmap
 import os
-import platform
-import struct
 import sys
-import time
-import traceback
-import types
-import warnings
+
+# The worker's own folder holds the method file under the name its author chose: nothing there
+# may be imported, least of all in place of a module this file imports. The parent starts the
+# interpreter isolated (-I), which keeps the folder off sys.path; this is the second guard, before
+# any other import.
+if sys.path and os.path.abspath(sys.path[0] or ".") == os.path.dirname(os.path.abspath(__file__)):
+    del sys.path[0]
+
+import gc  # noqa: E402
+import importlib.util  # noqa: E402
+import io  # noqa: E402
+import json  # noqa: E402
+import math  # noqa: E402
+import mmap  # noqa: E402
+import platform  # noqa: E402
+import struct  # noqa: E402
+import time  # noqa: E402
+import traceback  # noqa: E402
+import types  # noqa: E402
+import warnings  # noqa: E402
 
 MAIN_NS = time.monotonic_ns()  # the interpreter is up; torch is not imported yet
 COMMAND_FD, REPLY_FD, BUFFER_FD = 3, 4, 5
@@ -47,10 +55,6 @@ def unbuffered(fd):
 
 
 sys.stdout, sys.stderr = unbuffered(1), unbuffered(2)
-# The worker's own folder is no business of the method file: nothing there may be imported.
-if sys.path and os.path.abspath(sys.path[0] or ".") == os.path.dirname(os.path.abspath(__file__)):
-    del sys.path[0]
-
 import torch  # noqa: E402  (after the streams: torch may print while it loads)
 
 # Captured before any method file is imported, which could replace them. The parent does not
