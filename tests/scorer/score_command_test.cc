@@ -311,5 +311,79 @@ TEST(ScoreCommandTest, AWorkerThatCannotStartFailsTheRunAndKeepsItsEvidence) {
   EXPECT_EQ(Json::parse(*ReadFile(out + "/records/ncm/run-1/calls.json")).size(), 1u);
 }
 
+// A worker started ahead shares the machine with the running call's method, which may take what
+// its start needs. This stand-in worker gives up while the first call's worker (uid 65534) is
+// alive, as if that call's method had taken the device's memory: call 2's worker, started ahead
+// during call 1, fails its hello; it is started again when call 2 comes, and the run completes.
+// With `always`, the second start fails too, and only then is the run the harness's failure.
+class WorkerStartedAheadTest : public ::testing::Test {
+ protected:
+  std::string StandIn(const TempDir& dir, bool always) {
+    const std::string workers = dir / "workers";
+    EXPECT_EQ(mkdir(workers.c_str(), 0755), 0);
+    Result<std::string> checker = ReadFile(SourceDir() + "/runner/worker/check_source.py");
+    Result<std::string> worker = ReadFile(SourceDir() + "/runner/worker/worker.py");
+    EXPECT_TRUE(checker.ok() && worker.ok());
+    EXPECT_TRUE(WriteFileAtomic(workers + "/check_source.py", *checker).ok());
+    const std::string prelude = std::string(
+        "import os, sys\n"
+        "def alive(uid):\n"
+        "    for pid in filter(str.isdigit, os.listdir('/proc')):\n"
+        "        try:\n"
+        "            with open(f'/proc/{pid}/status') as f:\n"
+        "                line = next(l for l in f if l.startswith('Uid:'))\n"
+        "        except (OSError, StopIteration):\n"
+        "            continue\n"
+        "        if int(line.split()[1]) == uid:\n"
+        "            return True\n"
+        "    return False\n"
+        "if os.getuid() == 65533 and (") + (always ? "True" : "alive(65534)") + "):\n"
+        "    print('this worker gives up: it was started while call 1 ran')\n"
+        "    sys.exit(3)\n";
+    EXPECT_TRUE(WriteFileAtomic(workers + "/worker.py", prelude + *worker).ok());
+    return "RATCHET_WORKER_DIR=" + workers;
+  }
+};
+
+TEST_F(WorkerStartedAheadTest, OneWhoseHelloFailedIsStartedAgainWhenItsCallComes) {
+  if (!HavePython()) GTEST_SKIP() << "no python3 that imports torch";
+  if (geteuid() != 0) GTEST_SKIP() << "workers are started ahead only under the full sandbox";
+  TempDir dir;
+  const std::string out = dir / "evidence";
+  BinaryRun run = RunRatchet({"score", SourceDir() + "/baselines/submissions/ncm.py", "--band",
+                              "3000", "--rules", FastRules(dir), "--out", out},
+                             {StandIn(dir, /*always=*/false)});
+  ASSERT_TRUE(run.exit_code == 0 || run.exit_code == 1) << run.out << run.err;
+  Json calls = Json::parse(*ReadFile(out + "/records/ncm/run-1/calls.json"));
+  ASSERT_EQ(calls.size(), 4u);
+  for (size_t i = 0; i < calls.size(); ++i) {
+    EXPECT_EQ(calls[i]["phases"].contains("restarted_because"), i == 1) << i;
+  }
+  const std::string because = calls[1]["phases"]["restarted_because"].get<std::string>();
+  EXPECT_NE(because.find("exit 3"), std::string::npos) << because;
+  EXPECT_EQ(calls[1]["worker"]["sandbox"]["uid"], 65533);
+}
+
+TEST_F(WorkerStartedAheadTest, OnlyASecondFailureIsTheHarnesss) {
+  if (!HavePython()) GTEST_SKIP() << "no python3 that imports torch";
+  if (geteuid() != 0) GTEST_SKIP() << "workers are started ahead only under the full sandbox";
+  TempDir dir;
+  const std::string out = dir / "evidence";
+  BinaryRun run = RunRatchet({"score", SourceDir() + "/baselines/submissions/ncm.py", "--band",
+                              "3000", "--rules", FastRules(dir), "--out", out},
+                             {StandIn(dir, /*always=*/true)});
+  EXPECT_EQ(run.exit_code, 3) << run.out << run.err;
+  EXPECT_NE(run.err.find("the harness could not run call 2"), std::string::npos) << run.err;
+  EXPECT_NE(run.err.find("started again: the worker started ahead had failed too"),
+            std::string::npos)
+      << run.err;
+  Result<EvidenceSummary> evidence = ReadEvidence(out);
+  ASSERT_TRUE(evidence.ok()) << evidence.status().message();
+  EXPECT_EQ(evidence->status, "failed");
+  // Call 1 is kept; call 2 is kept as attempted, with the stand-in's words.
+  Json calls = Json::parse(*ReadFile(out + "/records/ncm/run-1/calls.json"));
+  ASSERT_EQ(calls.size(), 2u);
+}
+
 }  // namespace
 }  // namespace ratchet
