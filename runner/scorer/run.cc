@@ -406,8 +406,11 @@ Result<RunOutcome> ScoreOnce(const RunInputs& inputs, const ProgressSink& say) {
       return fail(*failure);
     }
     step("warmed");
-    if (!timed.ok()) return harness_error(timed.status());
-    if (!ahead_started.ok()) return harness_error(ahead_started);
+    // The harness's failures from here on keep this call as attempted, its log with it.
+    if (!timed.ok()) return fail(CallFailure{"crash", timed.status().message(), /*harness=*/true});
+    if (!ahead_started.ok()) {
+      return fail(CallFailure{"crash", ahead_started.message(), /*harness=*/true});
+    }
     // The inputs' sha256 goes into the evidence.
     record.inputs_sha256 = InputsSha256(*timed);
     const size_t frozen_ahead = ahead.size();  // one more than in the calibration, when started since
