@@ -13,13 +13,15 @@ namespace {
 constexpr char kProbe[] =
     "import sys, torch\n"
     "print(sys.executable); print('%d.%d.%d' % sys.version_info[:3]); print(torch.__version__)\n"
-    "if torch.cuda.is_available():\n"
-    "    for i in range(torch.cuda.device_count()):\n"
+    "try:\n"
+    "    for i in range(torch.cuda.device_count() if torch.cuda.is_available() else 0):\n"
     "        p = torch.cuda.get_device_properties(i)\n"
     "        uuid = getattr(p, 'uuid', None)\n"
     "        if uuid is not None:\n"
     "            print('board GPU-%s %d %d' % (uuid, getattr(p, 'L2_cache_size', 0),\n"
-    "                                         p.multi_processor_count))\n";
+    "                                         p.multi_processor_count))\n"
+    "except Exception:\n"
+    "    pass  # the boards stay unread (the lane says so); the interpreter is still good\n";
 
 // The search of FindPython: nullopt when it came to PATH and no python3 there imports torch, and
 // then `tried` lists the ones that did not.
@@ -62,7 +64,7 @@ constexpr char kCudaProbe[] =
 Result<CudaProperties> ProbeCudaProperties(const std::string& python,
                                            const std::optional<std::string>& uuid) {
   Result<ProcessResult> run =
-      RunProcess({python, "-E", "-s", "-c", kCudaProbe, uuid.value_or("")}, 120);
+      RunProcess({python, "-I", "-c", kCudaProbe, uuid.value_or("")}, 120);
   if (!run.ok()) return run.status().Annotate("asking CUDA for the board's L2 and SM count");
   CudaProperties properties;
   if (run->exit_code != 0 ||
@@ -77,7 +79,9 @@ Result<CudaProperties> ProbeCudaProperties(const std::string& python,
 }
 
 Result<PythonFacts> ProbePython(const std::string& path) {
-  Result<ProcessResult> run = RunProcess({path, "-E", "-s", "-c", kProbe}, 120);
+  // -I: isolated, so that neither the environment nor the folder ratchet runs in (a torch.py
+  // there) decides what the probe imports; the workers run isolated too.
+  Result<ProcessResult> run = RunProcess({path, "-I", "-c", kProbe}, 120);
   if (!run.ok()) return run.status().Annotate("probing the Python interpreter " + path);
   if (run->exit_code != 0) {
     std::string detail = run->err.size() > 400 ? run->err.substr(run->err.size() - 400) : run->err;

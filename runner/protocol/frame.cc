@@ -74,12 +74,11 @@ std::string Hex32(uint32_t value) {
 Status WaitFor(int fd, short events, Deadline deadline, const std::string& doing,
                const char* direction, FrameFailure* failure) {
   for (;;) {
-    if (deadline.Expired()) {
-      Set(failure, FrameFailure::kTimeout);
-      return Status::Unavailable("timed out while " + doing);
-    }
+    // Past the deadline the fd is still looked at once: a reply that came in while this process
+    // was busy elsewhere (a worker started during a warm-up) is not a timeout.
+    const bool expired = deadline.Expired();
     struct pollfd entry = {fd, events, 0};
-    int n = poll(&entry, 1, deadline.PollTimeoutMs());
+    int n = poll(&entry, 1, expired ? 0 : deadline.PollTimeoutMs());
     if (n < 0) {
       if (errno == EINTR) continue;
       Set(failure, FrameFailure::kSystem);
@@ -87,7 +86,11 @@ Status WaitFor(int fd, short events, Deadline deadline, const std::string& doing
           std::string("poll (") + direction + " fd " + std::to_string(fd) + ") while " + doing,
           errno);
     }
-    if (n == 0) continue;  // the deadline check above decides
+    if (n == 0) {
+      if (!expired) continue;
+      Set(failure, FrameFailure::kTimeout);
+      return Status::Unavailable("timed out while " + doing);
+    }
     if (entry.revents & POLLNVAL) {
       Set(failure, FrameFailure::kSystem);
       return Status::IOError(

@@ -76,7 +76,8 @@ Result<WorkerLaunch> LaunchFor(const Submission& submission, const RuleSet& rule
     // -I: isolated, so that the worker's folder, where the method file lies under its own
     // name, is not on sys.path: a file named like a module the worker imports (json.py) is
     // never imported in its place.
-    launch.argv = {python, "-u", "-I", std::string(kWorkerFolderToken) + "/worker.py"};
+    // -B: no __pycache__ written into the folder while `load` is timed.
+    launch.argv = {python, "-u", "-I", "-B", std::string(kWorkerFolderToken) + "/worker.py"};
   }
   launch.covered = covered;
   launch.train = rules.draw.train;
@@ -255,12 +256,18 @@ Result<RunOutcome> ScoreOnce(const RunInputs& inputs, const ProgressSink& say) {
     // nothing of the earlier calls runs, and only a second failure is the harness's.
     std::string restarted_because;
     if (hello_failure && current.spawned_ns < call_started_ns) {
-      restarted_because = hello_failure->message;
       const uid_t uid = owned->uid();
       owned->Close();
+      restarted_because = hello_failure->message;
+      const std::string said = owned->log();
+      if (!said.empty()) restarted_because += "\nworker output:\n" + said;
       finish_previous();  // the last call's worker gone, its device memory released
       Result<std::unique_ptr<WorkerProcess>> again = WorkerProcess::Start(launch, uid);
-      if (!again.ok()) return harness_error(again.status());
+      if (!again.ok()) {
+        return harness_error(again.status().Annotate(
+            "starting the worker again (the one started ahead had failed: " + restarted_because +
+            ")"));
+      }
       owned = std::move(*again);
       steps["restarted"] = (MonotonicNs() - call_started_ns) / 1e6;
       hello_failure = owned->Request(HelloCommand(rules, *owned), rules.limits.worker_start_s,
@@ -277,7 +284,12 @@ Result<RunOutcome> ScoreOnce(const RunInputs& inputs, const ProgressSink& say) {
 
     auto fail = [&](CallFailure failure) -> Result<RunOutcome> {
       worker.Close();
-      finish_previous();
+      // What the machine held beside the failed call: its steps, and the workers started ahead
+      // (each with its own device context and memory).
+      record.phases["steps"] = steps;
+      record.phases["alive_ahead"] = ahead.size();
+      finish_run();  // the last call completed, the workers ahead and every worker uid killed
+      if (!restarted_because.empty()) record.phases["restarted_because"] = restarted_because;
       record.log = worker.log();
       record.log_total_bytes = worker.log_total_bytes();
       record.worker_exit = worker.exit_description();

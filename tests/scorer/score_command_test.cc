@@ -361,6 +361,8 @@ TEST_F(WorkerStartedAheadTest, OneWhoseHelloFailedIsStartedAgainWhenItsCallComes
   }
   const std::string because = calls[1]["phases"]["restarted_because"].get<std::string>();
   EXPECT_NE(because.find("exit 3"), std::string::npos) << because;
+  // With what the failed worker said.
+  EXPECT_NE(because.find("this worker gives up"), std::string::npos) << because;
   EXPECT_EQ(calls[1]["worker"]["sandbox"]["uid"], 65533);
 }
 
