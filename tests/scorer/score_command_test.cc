@@ -343,16 +343,24 @@ class WorkerStartedAheadTest : public ::testing::Test {
     EXPECT_TRUE(WriteFileAtomic(workers + "/worker.py", prelude + *worker).ok());
     return "RATCHET_WORKER_DIR=" + workers;
   }
+
+  // ncm.py scored under the fast rules with the stand-in worker; the evidence goes to `out_`.
+  BinaryRun Score(bool always) {
+    out_ = dir_ / "evidence";
+    return RunRatchet({"score", SourceDir() + "/baselines/submissions/ncm.py", "--band", "3000",
+                       "--rules", FastRules(dir_), "--out", out_},
+                      {StandIn(dir_, always)});
+  }
+
+  TempDir dir_;
+  std::string out_;
 };
 
 TEST_F(WorkerStartedAheadTest, OneWhoseHelloFailedIsStartedAgainWhenItsCallComes) {
   if (!HavePython()) GTEST_SKIP() << "no python3 that imports torch";
   if (geteuid() != 0) GTEST_SKIP() << "workers are started ahead only under the full sandbox";
-  TempDir dir;
-  const std::string out = dir / "evidence";
-  BinaryRun run = RunRatchet({"score", SourceDir() + "/baselines/submissions/ncm.py", "--band",
-                              "3000", "--rules", FastRules(dir), "--out", out},
-                             {StandIn(dir, /*always=*/false)});
+  BinaryRun run = Score(/*always=*/false);
+  const std::string& out = out_;
   ASSERT_TRUE(run.exit_code == 0 || run.exit_code == 1) << run.out << run.err;
   Json calls = Json::parse(*ReadFile(out + "/records/ncm/run-1/calls.json"));
   ASSERT_EQ(calls.size(), 4u);
@@ -369,11 +377,8 @@ TEST_F(WorkerStartedAheadTest, OneWhoseHelloFailedIsStartedAgainWhenItsCallComes
 TEST_F(WorkerStartedAheadTest, OnlyASecondFailureIsTheHarnesss) {
   if (!HavePython()) GTEST_SKIP() << "no python3 that imports torch";
   if (geteuid() != 0) GTEST_SKIP() << "workers are started ahead only under the full sandbox";
-  TempDir dir;
-  const std::string out = dir / "evidence";
-  BinaryRun run = RunRatchet({"score", SourceDir() + "/baselines/submissions/ncm.py", "--band",
-                              "3000", "--rules", FastRules(dir), "--out", out},
-                             {StandIn(dir, /*always=*/true)});
+  BinaryRun run = Score(/*always=*/true);
+  const std::string& out = out_;
   EXPECT_EQ(run.exit_code, 3) << run.out << run.err;
   EXPECT_NE(run.err.find("the harness could not run call 2"), std::string::npos) << run.err;
   EXPECT_NE(run.err.find("started again: the worker started ahead had failed too"),
