@@ -281,6 +281,7 @@ Result<std::unique_ptr<ScoringSession>> ScoringSession::Begin(const SessionOptio
   contract_options.rules_path = options.rules_path;
   contract_options.python = python_facts;
   contract_options.located = *datasets;
+  contract_options.read_cuda_properties = false;  // from the first worker's hello (WriteContract)
   Result<ContractInputs> inputs = GatherContractInputs(contract_options);
   if (!inputs.ok()) return inputs.status();
   session->contract_inputs_ = std::move(*inputs);
@@ -314,24 +315,25 @@ Result<std::unique_ptr<ScoringSession>> ScoringSession::Begin(const SessionOptio
   return session;
 }
 
-// The contract is written once every fact of it is known: the interpreter's versions may come
-// from the probe on its thread, still importing torch while the first worker starts; it is
-// waited for before that worker's first call. Every ending writes it too (a probe that failed
-// leaves the interpreter's facts null).
-Status ScoringSession::WriteContract() {
+// The contract is written once every fact of it is known, before the first window of the first
+// call: the interpreter's versions come from the probe on its thread, and on a CUDA device the
+// board's L2 size and SM count from the first worker's hello (the same figures `ratchet contract`
+// asks CUDA for through the interpreter, which is asked here only when no hello told them: a
+// run that ended before its first worker answered). Every ending writes it too (a probe that
+// failed leaves the interpreter's facts null).
+Status ScoringSession::WriteContract(const Json* hello) {
   if (!contract_.is_null()) return Status::Ok();
   Status probe;
   if (python_probe_.valid()) {
     Result<std::optional<PythonFacts>> found = python_probe_.get();
     if (found.ok()) {
       contract_inputs_->machine.python = *found;
-      // The same lane as `ratchet contract` and a Python run give: the device's L2 and SM count
-      // come through the interpreter.
-      AddCudaProperties(&contract_inputs_->machine);
     } else {
       probe = found.status();
     }
   }
+  if (hello) AddCudaPropertiesFromHello(*hello, &contract_inputs_->machine);
+  AddCudaProperties(&contract_inputs_->machine);  // what no hello told: asked of CUDA
   Result<Json> contract = BuildContract(contract_inputs_->locked, contract_inputs_->machine);
   if (!contract.ok()) return contract.status();
   RATCHET_RETURN_IF_ERROR(evidence_->WriteJson(kContractFile, *contract));
@@ -384,7 +386,7 @@ Result<RecordResult> ScoringSession::Score(const RecordSpec& record, int runs, i
     inputs.python = python_;
     inputs.rules = &rules_;
     inputs.interrupted = &g_interrupted;
-    inputs.before_first_call = [this] { return WriteContract(); };
+    inputs.before_first_window = [this](const Json& hello) { return WriteContract(&hello); };
     Result<RunOutcome> outcome = ScoreOnce(inputs, [&](const std::string& line) {
       context_.out << line << "\n";
       context_.out.flush();

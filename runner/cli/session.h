@@ -93,10 +93,11 @@ class ScoringSession {
   // Writes report.json ({"schema", "sandbox", "records", plus `extra`'s fields}), reveals the
   // seed and finishes the directory as complete with `exit_code`.
   Status Complete(const Json& records, const Json& extra, int exit_code, const std::string& message);
-  // Completes the contract (waiting for the interpreter probe if it still runs) and writes it
-  // into the evidence, once; contract() holds it after. An error of the probe is returned, the
-  // contract is still written, with the interpreter's facts null.
-  Status WriteContract();
+  // Completes the contract (waiting for the interpreter probe if it still runs; on a CUDA device
+  // the board's L2 size and SM count from `hello`, the first worker's, else asked of CUDA) and
+  // writes it into the evidence, once; contract() holds it after. An error of the probe is
+  // returned, the contract is still written, with the interpreter's facts null.
+  Status WriteContract(const Json* hello = nullptr);
   // Finishes as failed (the harness could not do its work) or interrupted; prints why.
   int Fail(const Status& status);
   int Interrupt();

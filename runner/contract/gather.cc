@@ -80,25 +80,32 @@ Result<ContractInputs> GatherContractInputs(const ContractOptions& options) {
   if (!machine.ok()) return machine.status();
   inputs.machine = std::move(*machine);
   inputs.machine.python = options.python;
-  AddCudaProperties(&inputs.machine);
+  if (options.read_cuda_properties) AddCudaProperties(&inputs.machine);
   return inputs;
 }
 
 void AddCudaProperties(MachineFacts* machine) {
   DeviceFacts& device = machine->device;
   if (device.kind != "cuda" || !machine->python || device.l2_bytes) return;
-  // Read already by the interpreter's probe, when it saw this board.
-  for (const auto& [uuid, board] : machine->python->boards) {
-    if (device.uuid && uuid == *device.uuid) {
-      device.l2_bytes = board.l2_bytes;
-      device.sm_count = board.sm_count;
-      return;
-    }
-  }
   Result<CudaProperties> properties = ProbeCudaProperties(machine->python->path, device.uuid);
   if (!properties.ok()) return;  // the two facts stay null: the lane says nothing was read
   device.l2_bytes = properties->l2_bytes;
   device.sm_count = properties->sm_count;
+}
+
+void AddCudaPropertiesFromHello(const Json& hello, MachineFacts* machine) {
+  DeviceFacts& device = machine->device;
+  if (!hello.is_object() || device.kind != "cuda" || !device.uuid || device.l2_bytes) return;
+  const Json uuid = hello.value("uuid", Json());
+  const Json l2 = hello.value("l2_bytes", Json());
+  const Json sm = hello.value("sm_count", Json());
+  // Only the board NVML named for this lane, as the worker's CUDA saw it.
+  if (!uuid.is_string() || uuid.get<std::string>() != *device.uuid || !l2.is_number_integer() ||
+      !sm.is_number_integer() || l2.get<int64_t>() <= 0 || sm.get<int64_t>() <= 0) {
+    return;
+  }
+  device.l2_bytes = l2.get<int64_t>();
+  device.sm_count = sm.get<int64_t>();
 }
 
 Result<Json> GatherContract(const ContractOptions& options) {

@@ -28,6 +28,9 @@ struct ContractOptions {
   // The datasets as the caller already located and verified them (LocateDatasets with data_dir);
   // nullopt = located here.
   std::optional<std::vector<LocatedDataset>> located;
+  // false: the device's L2 size and SM count are left for the caller (a scoring session takes
+  // them from its first worker's hello, which reads them anyway; see AddCudaProperties).
+  bool read_cuda_properties = true;
 };
 
 // What BuildContract is given, before it is given it: a caller that learns a fact late (the
@@ -46,6 +49,11 @@ Result<ContractInputs> GatherContractInputs(const ContractOptions& options);
 // An interpreter that cannot answer (a CPU torch, a torch too old to report them, the board
 // hidden from CUDA) leaves both null.
 void AddCudaProperties(MachineFacts* machine);
+
+// The same two facts from a worker's hello ({"uuid", "l2_bytes", "sm_count"}: what its CUDA
+// reported before any method was loaded), when the hello is of the lane's board (the UUID NVML
+// gave) and they are not read yet; anything else in it changes nothing.
+void AddCudaPropertiesFromHello(const Json& hello, MachineFacts* machine);
 
 Result<Json> GatherContract(const ContractOptions& options);
 

@@ -8,20 +8,21 @@
 namespace ratchet {
 namespace {
 
-// The interpreter, its version, torch's, and on a machine with CUDA every board's
-// "board GPU-<uuid> <L2 bytes> <SM count>": one process answers what the lane needs of it.
+// The interpreter, its version and torch's, without importing torch: the version is read from
+// the package's torch/version.py, the file `import torch` takes torch.__version__ from. Importing
+// torch takes seconds on a machine with CUDA (its libraries load), and nothing of it is needed
+// to know the versions; a torch that is there but broken fails the first worker's start, with
+// its traceback.
 constexpr char kProbe[] =
-    "import sys, torch\n"
-    "print(sys.executable); print('%d.%d.%d' % sys.version_info[:3]); print(torch.__version__)\n"
-    "try:\n"
-    "    for i in range(torch.cuda.device_count() if torch.cuda.is_available() else 0):\n"
-    "        p = torch.cuda.get_device_properties(i)\n"
-    "        uuid = getattr(p, 'uuid', None)\n"
-    "        if uuid is not None:\n"
-    "            print('board GPU-%s %d %d' % (uuid, getattr(p, 'L2_cache_size', 0),\n"
-    "                                         p.multi_processor_count))\n"
-    "except Exception:\n"
-    "    pass  # the boards stay unread (the lane says so); the interpreter is still good\n";
+    "import sys, os, importlib.util\n"
+    "spec = importlib.util.find_spec('torch')\n"
+    "if spec is None or not spec.submodule_search_locations:\n"
+    "    sys.exit(\"ModuleNotFoundError: No module named 'torch'\")\n"
+    "path = os.path.join(list(spec.submodule_search_locations)[0], 'version.py')\n"
+    "facts = {}\n"
+    "with open(path) as f:\n"
+    "    exec(compile(f.read(), path, 'exec'), facts)\n"
+    "print(sys.executable); print('%d.%d.%d' % sys.version_info[:3]); print(facts['__version__'])\n";
 
 // The search of FindPython: nullopt when it came to PATH and no python3 there imports torch, and
 // then `tried` lists the ones that did not.
@@ -102,15 +103,6 @@ Result<PythonFacts> ProbePython(const std::string& path) {
   facts.path = lines[0];
   facts.version = lines[1];
   facts.torch = lines[2];
-  for (size_t i = 3; i < lines.size(); ++i) {
-    char uuid[128];
-    CudaProperties board;
-    if (std::sscanf(lines[i].c_str(), "board %127s %ld %ld", uuid, &board.l2_bytes,
-                    &board.sm_count) == 3 &&
-        board.l2_bytes > 0 && board.sm_count > 0) {
-      facts.boards.emplace_back(uuid, board);
-    }
-  }
   return facts;
 }
 

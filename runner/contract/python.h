@@ -25,13 +25,11 @@ struct CudaProperties {
 struct PythonFacts {
   std::string path;     // absolute: the interpreter's sys.executable
   std::string version;  // "3.11.2"
-  std::string torch;    // torch.__version__
-  // Every CUDA board the interpreter's torch sees, by "GPU-<uuid>" (empty without CUDA).
-  std::vector<std::pair<std::string, CudaProperties>> boards;
+  std::string torch;    // torch.__version__, as torch/version.py gives it
 };
 
-// Probes one interpreter: it must run and import torch. On a machine with CUDA the same process
-// reads every board's properties.
+// Probes one interpreter: it must run and find the torch package, whose version it reads
+// without importing it (a fraction of a second, where the import takes seconds).
 Result<PythonFacts> ProbePython(const std::string& path);
 
 // The board whose UUID is `uuid` ("GPU-..."), or device 0 without one; a torch that cannot

@@ -245,7 +245,6 @@ Result<RunOutcome> ScoreOnce(const RunInputs& inputs, const ProgressSink& say) {
     Result<Draw> warm = draws.Make(planned.warmup_dataset, planned.warmup_draw_index);
     if (!warm.ok()) return harness_error(warm.status());
     Result<Draw> timed = Status::Internal("the timed draw was not made");
-    if (index == 0 && inputs.before_first_call) RATCHET_RETURN_IF_ERROR(inputs.before_first_call());
 
     Frame reply;
     std::optional<CallFailure> hello_failure =
@@ -340,6 +339,10 @@ Result<RunOutcome> ScoreOnce(const RunInputs& inputs, const ProgressSink& say) {
                               "the worker does not run as its sandbox user (uid " +
                                   std::to_string(worker.uid()) + ")",
                               true});
+    }
+    if (index == 0 && inputs.before_first_window) {
+      Status done = inputs.before_first_window(reply.header);
+      if (!done.ok()) return harness_error(done);
     }
     if (index == 0) {
       say("  " + text("device_name", "?") + ", torch " + text("torch", "?") + ", sandbox " +

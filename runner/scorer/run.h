@@ -39,10 +39,10 @@ struct RunInputs {
   const RuleSet* rules = nullptr;
   // Set by a signal handler; checked between steps. A run that sees it stops as interrupted.
   const std::atomic<bool>* interrupted = nullptr;
-  // Called once, after the first worker is started and before it is spoken to: work of the
-  // caller's that may overlap the worker's start-up but must be done before any call (the
-  // contract, when a fact of it comes from a slow probe). An error ends the run with it.
-  std::function<Status()> before_first_call;
+  // Called once, with the first worker's hello, before the first window: work of the caller's
+  // that may overlap the worker's start-up but must be done before any call is made (the
+  // contract, which takes the board's facts from the hello). An error ends the run with it.
+  std::function<Status(const Json& hello)> before_first_window;
 };
 
 struct CallRecord {
