@@ -30,13 +30,13 @@ const char kContractUsage[] =
     "                   NVIDIA H200) or mnist-a100/1.2.0 (the reference scorer's own), or a\n"
     "                   rule-set file (docs/rules.md)\n"
     "  --python PATH    the interpreter of Python submissions, whose versions the lane records\n"
-    "                   (default: $RATCHET_PYTHON, else the first python3 on PATH that imports\n"
+    "                   (default: $RATCHET_PYTHON, else the first python3 on PATH that has\n"
     "                   torch, else none: recorded as null)\n"
     "\n"
     "exit codes: 0 printed; 2 bad usage, a --rules that is neither a compiled-in id nor a file,\n"
     "a --rules file over 1 MiB, one that does not parse or names a dataset ratchet does not\n"
     "know, a --data folder that does not exist, a dataset file with the wrong hash, a --python\n"
-    "or $RATCHET_PYTHON interpreter that cannot import torch;\n"
+    "or $RATCHET_PYTHON interpreter that has no torch;\n"
     "3 a fact of this machine could not be read.\n";
 
 namespace {
@@ -131,7 +131,7 @@ void PrintListing(std::ostream& out, const Json& contract) {
                                        : Text(toolchain["libtorch"]));
   Line(out, 2, "python",
        toolchain["python"].is_null()
-           ? "none (no interpreter that imports torch)"
+           ? "none (no interpreter that has torch)"
            : Text(toolchain["python"]) + ", torch " + Text(toolchain["python_torch"]));
   Line(out, 2, "glibc", Text(toolchain["glibc"]));
   Line(out, 2, "libraries", "");
@@ -158,7 +158,7 @@ int RunContract(CommandContext& context) {
   ContractOptions options;
   options.data_dir = args->Get("data");
   options.rules_path = args->Get("rules");
-  // An interpreter the user named must import torch; none found on PATH is recorded as null.
+  // An interpreter the user named must have torch; none found on PATH is recorded as null.
   Result<std::optional<PythonFacts>> python = FindPythonIfAny(args->Get("python"));
   if (!python.ok()) return ReportError(context.err, "contract", python.status());
   options.python = *python;

@@ -33,7 +33,7 @@ const char kScoreUsage[] =
     "  --no-energy     skip the energy column on a GPU (energy.json then says so)\n"
     "  --data DIR      search DIR first for datasets (see `ratchet datasets --help`)\n"
     "  --python PATH   the interpreter for Python submissions, recorded in the lane for native ones\n"
-    "                  too (default: $RATCHET_PYTHON, else the first python3 on PATH that imports\n"
+    "                  too (default: $RATCHET_PYTHON, else the first python3 on PATH that has\n"
     "                  torch)\n"
     "  --rules ID|FILE the rule set: the id of one compiled in, mnist-a100/1.3.0 (the\n"
     "                  default: the reference scorer's rules plus a telemetry band for the NVIDIA\n"

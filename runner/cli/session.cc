@@ -223,9 +223,8 @@ Result<std::unique_ptr<ScoringSession>> ScoringSession::Begin(const SessionOptio
 
   // A Python submission needs an interpreter with torch. Without one, the lane still records the
   // machine's Python, so that native and Python runs on one machine share one lane (as `ratchet
-  // contract` prints it); the interpreter (most of a second to import torch) is then asked on a
-  // thread while the datasets are verified, the submissions prepared and the first worker
-  // starts.
+  // contract` prints it); the interpreter is then asked on a thread while the datasets are
+  // verified, the submissions prepared and the first worker starts.
   std::optional<PythonFacts> python_facts;
   if (options.needs_python) {
     Result<PythonFacts> found = FindPython(options.python);
@@ -333,7 +332,9 @@ Status ScoringSession::WriteContract(const Json* hello) {
     }
   }
   if (hello) AddCudaPropertiesFromHello(*hello, &contract_inputs_->machine);
-  AddCudaProperties(&contract_inputs_->machine);  // what no hello told: asked of CUDA
+  // What no hello told is asked of CUDA through the interpreter (seconds: torch is imported),
+  // unless the run was interrupted, which should end at once: the lane then says null.
+  if (!g_interrupted.load()) AddCudaProperties(&contract_inputs_->machine);
   Result<Json> contract = BuildContract(contract_inputs_->locked, contract_inputs_->machine);
   if (!contract.ok()) return contract.status();
   RATCHET_RETURN_IF_ERROR(evidence_->WriteJson(kContractFile, *contract));

@@ -78,7 +78,7 @@ class ScoringSession {
 
   const RuleSet& rules() const { return rules_; }
   const std::string& evidence_path() const { return evidence_->final_path(); }
-  // The contract once written (null before the first call of the session, or Complete).
+  // The contract once written (null before the first window of the session, or Complete).
   const Json& contract() const { return contract_; }
   // The lane's device kind ("cpu", "cuda"), known from Begin on.
   std::string device_kind() const;

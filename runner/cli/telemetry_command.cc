@@ -43,7 +43,7 @@ const char kTelemetryUsage[] =
     "  --runs N         how many workers, one after another (default 5; 1-100)\n"
     "  --out DIR        also write DIR/telemetry.json with every window; DIR must not exist\n"
     "  --python PATH    the interpreter for worker.py when build/ratchet-worker is not built\n"
-    "                   (default: $RATCHET_PYTHON, else the first python3 on PATH that imports\n"
+    "                   (default: $RATCHET_PYTHON, else the first python3 on PATH that has\n"
     "                   torch)\n"
     "  --rules ID|FILE  the rule set whose reference and band apply: the id of one compiled in,\n"
     "                   mnist-a100/1.3.0 (the default: the reference scorer's rules plus a\n"

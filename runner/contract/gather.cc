@@ -96,6 +96,9 @@ void AddCudaProperties(MachineFacts* machine) {
 void AddCudaPropertiesFromHello(const Json& hello, MachineFacts* machine) {
   DeviceFacts& device = machine->device;
   if (!hello.is_object() || device.kind != "cuda" || !device.uuid || device.l2_bytes) return;
+  // Only where `ratchet contract` reads them too (AddCudaProperties: the interpreter's torch,
+  // built for CUDA), so that a run and the contract command give one lane.
+  if (!machine->python || machine->python->torch_cuda.empty()) return;
   const Json uuid = hello.value("uuid", Json());
   const Json l2 = hello.value("l2_bytes", Json());
   const Json sm = hello.value("sm_count", Json());

@@ -52,7 +52,9 @@ void AddCudaProperties(MachineFacts* machine);
 
 // The same two facts from a worker's hello ({"uuid", "l2_bytes", "sm_count"}: what its CUDA
 // reported before any method was loaded), when the hello is of the lane's board (the UUID NVML
-// gave) and they are not read yet; anything else in it changes nothing.
+// gave), they are not read yet, and the interpreter's torch is built for CUDA (where
+// AddCudaProperties would read them: without it the lane says null either way); anything else
+// in the hello changes nothing.
 void AddCudaPropertiesFromHello(const Json& hello, MachineFacts* machine);
 
 Result<Json> GatherContract(const ContractOptions& options);

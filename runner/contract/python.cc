@@ -8,23 +8,31 @@
 namespace ratchet {
 namespace {
 
-// The interpreter, its version and torch's, without importing torch: the version is read from
-// the package's torch/version.py, the file `import torch` takes torch.__version__ from. Importing
-// torch takes seconds on a machine with CUDA (its libraries load), and nothing of it is needed
-// to know the versions; a torch that is there but broken fails the first worker's start, with
-// its traceback.
+// The interpreter, its version and torch's, and the CUDA version torch was built for (a line
+// "None" for a CPU build), without importing torch: they are read from the package's
+// torch/version.py, the file `import torch` takes torch.__version__ and torch.version.cuda from.
+// Importing torch takes seconds on a machine with CUDA (its libraries load), and nothing of it is
+// needed to know the versions. The package must hold its compiled core (_C) built for this
+// interpreter, so that a torch folder another Python's packages put on the path (Debian's shared
+// dist-packages, a venv with system packages) is not taken for this one's; a torch that is there
+// but broken otherwise fails the first worker's start, with its traceback.
 constexpr char kProbe[] =
-    "import sys, os, importlib.util\n"
+    "import sys, os, importlib.machinery, importlib.util\n"
     "spec = importlib.util.find_spec('torch')\n"
     "if spec is None or not spec.submodule_search_locations:\n"
     "    sys.exit(\"ModuleNotFoundError: No module named 'torch'\")\n"
-    "path = os.path.join(list(spec.submodule_search_locations)[0], 'version.py')\n"
+    "folder = list(spec.submodule_search_locations)[0]\n"
+    "if not any(os.path.isfile(os.path.join(folder, '_C' + suffix))\n"
+    "           for suffix in importlib.machinery.EXTENSION_SUFFIXES):\n"
+    "    sys.exit('ImportError: %s holds no torch._C built for this interpreter' % folder)\n"
+    "path = os.path.join(folder, 'version.py')\n"
     "facts = {}\n"
     "with open(path) as f:\n"
     "    exec(compile(f.read(), path, 'exec'), facts)\n"
-    "print(sys.executable); print('%d.%d.%d' % sys.version_info[:3]); print(facts['__version__'])\n";
+    "print(sys.executable); print('%d.%d.%d' % sys.version_info[:3]); print(facts['__version__'])\n"
+    "print(facts.get('cuda'))\n";
 
-// The search of FindPython: nullopt when it came to PATH and no python3 there imports torch, and
+// The search of FindPython: nullopt when it came to PATH and no python3 there has torch, and
 // then `tried` lists the ones that did not.
 Result<std::optional<PythonFacts>> Search(const std::optional<std::string>& flag,
                                           std::string* tried) {
@@ -103,6 +111,7 @@ Result<PythonFacts> ProbePython(const std::string& path) {
   facts.path = lines[0];
   facts.version = lines[1];
   facts.torch = lines[2];
+  if (lines.size() > 3 && !lines[3].empty() && lines[3] != "None") facts.torch_cuda = lines[3];
   return facts;
 }
 
@@ -111,7 +120,7 @@ Result<PythonFacts> FindPython(const std::optional<std::string>& flag) {
   Result<std::optional<PythonFacts>> found = Search(flag, &tried);
   if (!found.ok()) return found.status();
   if (*found) return **found;
-  return Status::Unavailable("no python3 on PATH imports torch" +
+  return Status::Unavailable("no python3 on PATH has torch" +
                              (tried.empty() ? std::string() : " (tried " + tried + ")") +
                              "; name one with --python or $RATCHET_PYTHON (Debian: python3-torch)");
 }

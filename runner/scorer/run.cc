@@ -274,6 +274,7 @@ Result<RunOutcome> ScoreOnce(const RunInputs& inputs, const ProgressSink& say) {
     }
     WorkerProcess& worker = *owned;
     const std::string folder = worker.folder();
+    bool first_window_ready = false;  // before_first_window was called
     CallRecord record;
     record.dataset = planned.dataset;
     record.draw_index = planned.draw_index;
@@ -283,6 +284,12 @@ Result<RunOutcome> ScoreOnce(const RunInputs& inputs, const ProgressSink& say) {
 
     auto fail = [&](CallFailure failure) -> Result<RunOutcome> {
       worker.Close();
+      // The contract comes before every file of the run, even when the first worker never gave
+      // a hello it could take facts from (its error, if any, comes again when the run ends).
+      if (index == 0 && !first_window_ready && inputs.before_first_window) {
+        first_window_ready = true;
+        (void)inputs.before_first_window(Json());
+      }
       // What the machine held beside the failed call: its steps, and the workers started ahead
       // (each with its own device context and memory).
       record.phases["steps"] = steps;
@@ -341,6 +348,7 @@ Result<RunOutcome> ScoreOnce(const RunInputs& inputs, const ProgressSink& say) {
                               true});
     }
     if (index == 0 && inputs.before_first_window) {
+      first_window_ready = true;
       Status done = inputs.before_first_window(reply.header);
       if (!done.ok()) return harness_error(done);
     }

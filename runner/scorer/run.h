@@ -42,6 +42,8 @@ struct RunInputs {
   // Called once, with the first worker's hello, before the first window: work of the caller's
   // that may overlap the worker's start-up but must be done before any call is made (the
   // contract, which takes the board's facts from the hello). An error ends the run with it.
+  // When the first call fails before it has a hello to give (or one from a worker that is not
+  // its sandbox user), it is called with null before the call is recorded, its error ignored.
   std::function<Status(const Json& hello)> before_first_window;
 };
 

@@ -3,6 +3,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <cstdlib>
+#include <filesystem>
 #include <fstream>
 
 #include "contract/gather.h"
@@ -23,7 +25,8 @@ class ProbeTest : public ::testing::Test {
     ASSERT_EQ(mkdir((dir_ / "site/torch").c_str(), 0755), 0);
     Write("site/torch/__init__.py", "raise SystemExit('torch was imported')\n");
     Write("site/torch/version.py",
-          "from typing import Optional\n__version__ = '9.8.7+probe'\ncuda: Optional[str] = None\n");
+          "from typing import Optional\n__version__ = '9.8.7+probe'\ncuda: Optional[str] = '13.0'\n");
+    Write("site/torch/_C.so", "");  // its compiled core, as far as the probe looks
     // The probe runs `python -I -c CODE`; isolated mode would hide the folder, so the stand-in
     // passes the code on with the folder on the path instead, and without the site packages
     // (-S), where the machine's own torch may be.
@@ -43,8 +46,30 @@ TEST_F(ProbeTest, ReadsTorchsVersionWithoutImportingTorch) {
   Result<PythonFacts> facts = ProbePython(dir_ / "python3");
   ASSERT_TRUE(facts.ok()) << facts.status().message();
   EXPECT_EQ(facts->torch, "9.8.7+probe");
+  EXPECT_EQ(facts->torch_cuda, "13.0");
   EXPECT_EQ(facts->path, "/usr/bin/python3");
   EXPECT_FALSE(facts->version.empty());
+}
+
+TEST_F(ProbeTest, ACpuBuildOfTorchHasNoCudaVersion) {
+  if (access("/usr/bin/python3", X_OK) != 0) GTEST_SKIP() << "no /usr/bin/python3";
+  Write("site/torch/version.py", "__version__ = '9.8.7'\ncuda = None\n");
+  Result<PythonFacts> facts = ProbePython(dir_ / "python3");
+  ASSERT_TRUE(facts.ok()) << facts.status().message();
+  EXPECT_EQ(facts->torch, "9.8.7");
+  EXPECT_EQ(facts->torch_cuda, "");
+}
+
+// A torch folder without a compiled core for this interpreter (another Python's packages on the
+// path) is not this interpreter's torch.
+TEST_F(ProbeTest, ATorchFolderWithoutItsCompiledCoreIsNotTorch) {
+  if (access("/usr/bin/python3", X_OK) != 0) GTEST_SKIP() << "no /usr/bin/python3";
+  std::filesystem::rename(dir_ / "site/torch/_C.so", dir_ / "site/torch/_C.cpython-20-arm.so");
+  Result<PythonFacts> facts = ProbePython(dir_ / "python3");
+  ASSERT_FALSE(facts.ok());
+  EXPECT_NE(facts.status().message().find("holds no torch._C built for this interpreter"),
+            std::string::npos)
+      << facts.status().message();
 }
 
 TEST_F(ProbeTest, AnInterpreterWithoutTorchCannotImportIt) {
@@ -56,6 +81,35 @@ TEST_F(ProbeTest, AnInterpreterWithoutTorchCannotImportIt) {
       << facts.status().message();
   EXPECT_NE(facts.status().message().find("No module named 'torch'"), std::string::npos)
       << facts.status().message();
+}
+
+// The probe runs the interpreter isolated: a torch.py in the folder ratchet runs in is not the
+// torch it reads. A venv (no pip needed) gives an interpreter whose own packages hold a torch.
+TEST(ProbeIsolationTest, ATorchInTheWorkingFolderIsNotTheInterpretersTorch) {
+  TempDir dir;
+  const std::string venv = dir / "venv";
+  if (access("/usr/bin/python3", X_OK) != 0 ||
+      std::system(("/usr/bin/python3 -m venv --without-pip " + venv + " >/dev/null 2>&1").c_str()) != 0) {
+    GTEST_SKIP() << "no /usr/bin/python3 that makes a venv";
+  }
+  std::string site;
+  for (const auto& entry : std::filesystem::directory_iterator(venv + "/lib")) {
+    site = entry.path().string() + "/site-packages";
+  }
+  ASSERT_TRUE(std::filesystem::create_directories(site + "/torch"));
+  std::ofstream(site + "/torch/version.py") << "__version__ = '1.2.3+venv'\ncuda = None\n";
+  std::ofstream(site + "/torch/_C.so") << "";
+  // What a hostile folder would put where ratchet runs.
+  ASSERT_EQ(mkdir((dir / "cwd").c_str(), 0755), 0);
+  std::ofstream(dir / "cwd/torch.py") << "raise SystemExit('the folder\'s torch.py was run')\n";
+  ASSERT_EQ(mkdir((dir / "cwd/importlib").c_str(), 0755), 0);
+  std::ofstream(dir / "cwd/importlib/__init__.py") << "raise SystemExit('the folder\'s importlib was run')\n";
+  const std::filesystem::path before = std::filesystem::current_path();
+  std::filesystem::current_path(dir / "cwd");
+  Result<PythonFacts> facts = ProbePython(venv + "/bin/python3");
+  std::filesystem::current_path(before);
+  ASSERT_TRUE(facts.ok()) << facts.status().message();
+  EXPECT_EQ(facts->torch, "1.2.3+venv");
 }
 
 MachineFacts UnreadBoard() {
@@ -96,6 +150,20 @@ TEST(CudaPropertiesFromHello, AnotherBoardOrAnOddHelloChangesNothing) {
     EXPECT_FALSE(machine.device.l2_bytes.has_value()) << hello.dump();
     EXPECT_FALSE(machine.device.sm_count.has_value()) << hello.dump();
   }
+}
+
+// Where `ratchet contract` could not read them (no interpreter, or its torch a CPU build), a
+// run does not take them from a hello either: one machine, one lane.
+TEST(CudaPropertiesFromHello, NotWithoutAnInterpreterWhoseTorchIsBuiltForCuda) {
+  MachineFacts none = UnreadBoard();
+  none.python.reset();
+  AddCudaPropertiesFromHello(Hello(*none.device.uuid), &none);
+  EXPECT_FALSE(none.device.l2_bytes.has_value());
+  MachineFacts cpu_torch = UnreadBoard();
+  cpu_torch.python->torch_cuda.clear();
+  AddCudaPropertiesFromHello(Hello(*cpu_torch.device.uuid), &cpu_torch);
+  EXPECT_FALSE(cpu_torch.device.l2_bytes.has_value());
+  EXPECT_FALSE(cpu_torch.device.sm_count.has_value());
 }
 
 TEST(CudaPropertiesFromHello, NeitherACpuLaneNorFactsAlreadyReadAreChanged) {

@@ -309,6 +309,12 @@ TEST(ScoreCommandTest, AWorkerThatCannotStartFailsTheRunAndKeepsItsEvidence) {
   EXPECT_NE(judge["harness_failure"].get<std::string>().find("this worker gives up"),
             std::string::npos);
   EXPECT_EQ(Json::parse(*ReadFile(out + "/records/ncm/run-1/calls.json")).size(), 1u);
+  // The contract came before the run's files, although no worker answered with its facts.
+  struct stat contract{}, calls{};
+  ASSERT_EQ(stat((out + "/contract.json").c_str(), &contract), 0);
+  ASSERT_EQ(stat((out + "/records/ncm/run-1/calls.json").c_str(), &calls), 0);
+  EXPECT_LE(std::make_pair(contract.st_mtim.tv_sec, contract.st_mtim.tv_nsec),
+            std::make_pair(calls.st_mtim.tv_sec, calls.st_mtim.tv_nsec));
 }
 
 // A worker started ahead shares the machine with the running call's method, which may take what

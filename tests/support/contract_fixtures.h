@@ -31,7 +31,7 @@ inline MachineFacts CpuMachine() {
   machine.worker_binary_sha256 = std::string(64, '8');
   machine.cxx = "g++ 12.2.0";
   machine.libtorch = "1.13.1";
-  machine.python = PythonFacts{"/usr/bin/python3", "3.11.2", "1.13.1"};
+  machine.python = PythonFacts{"/usr/bin/python3", "3.11.2", "1.13.1", ""};
   machine.glibc = "2.36";
   machine.libraries = {{"libc.so.6", std::string(64, 'd')},
                        {"libcrypto.so.3", std::string(64, 'e')}};
@@ -44,7 +44,7 @@ inline MachineFacts CpuMachine() {
 inline MachineFacts CudaMachine() {
   MachineFacts machine = CpuMachine();
   machine.libtorch = "2.5.1";
-  machine.python = PythonFacts{"/usr/bin/python3", "3.11.2", "2.5.1+cu124"};
+  machine.python = PythonFacts{"/usr/bin/python3", "3.11.2", "2.5.1+cu124", "12.4"};
   machine.device.kind = "cuda";
   machine.device.name = "NVIDIA H200";
   machine.device.driver = "550.90.07";
