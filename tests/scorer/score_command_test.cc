@@ -224,6 +224,28 @@ TEST(ScoreCommandTest, WorkersOfLaterCallsStartAheadFrozenAndOutOfReach) {
     }
   }
   if (!full) return;  // without root the workers share ratchet's uid: nothing is out of reach
+  // Each call's worker but the last is stopped after its timed call and killed only after the
+  // next call's calibration; it is gone before that call's priming, so its teardown overlaps the
+  // next method's import and warm-up and no window.
+  for (size_t i = 0; i < calls.size(); ++i) {
+    const Json& steps = calls[i]["phases"]["steps"];
+    auto at = [&steps](const char* name) { return steps.value(name, -1e9); };
+    ASSERT_TRUE(steps.contains("killed") && steps.contains("closed")) << steps.dump();
+    if (i + 1 < calls.size()) {
+      ASSERT_TRUE(steps.contains("stopped")) << i << ": " << steps.dump();
+      EXPECT_GT(at("killed"), at("stopped")) << i;
+    } else {
+      EXPECT_FALSE(steps.contains("stopped")) << "the last call's worker is killed at once";
+    }
+    if (i > 0) {
+      ASSERT_TRUE(steps.contains("previous_killed") && steps.contains("previous_closed"))
+          << i << ": " << steps.dump();
+      EXPECT_GE(at("previous_killed"), at("calibrated")) << i;
+      EXPECT_LE(at("previous_closed"), at("refroze")) << i;
+    } else {
+      EXPECT_FALSE(steps.contains("previous_killed"));
+    }
+  }
   Result<std::string> first = ReadFile(folder + "/logs/01.log");
   ASSERT_TRUE(first.ok()) << first.status().message();
   EXPECT_NE(first->find("call 2: 3 other workers, none reachable, thread states ['T', 'T', 'T']"),
