@@ -7,7 +7,7 @@
 namespace ratchet {
 
 bool Ample(const MemoryReading& reading) {
-  return reading.total_bytes > 0 && reading.free_bytes >= reading.total_bytes / 2;
+  return reading.total_bytes > 0 && reading.free_bytes >= reading.total_bytes / 4 * 3;
 }
 
 Result<MemoryReading> ParseMeminfo(const std::string& text) {

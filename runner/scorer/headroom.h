@@ -1,8 +1,10 @@
 // Whether a call's method may start while the last call's worker is still being torn down: the
-// memory the method would use (the board's on a GPU, the machine's otherwise) must be at least
-// half free. A method is the same program in every call, so one that needed more than what its
-// predecessor leaves while dying would have needed more than half of the whole: the run then
-// waits for the teardown, as it does whenever the memory cannot be read.
+// memory a method uses (the board's on a GPU, the machine's otherwise) must be at least three
+// quarters free while that worker's is still counted as used. A method is the same program in
+// every call, so one whose predecessor holds less than a quarter would need more than three
+// quarters of the whole at its peak to be short of memory beside it (as the workers started
+// ahead, each holding its device context, can already make a method that needs nearly all of a
+// board fail). Otherwise, and whenever the memory cannot be read, the run waits for the teardown.
 #ifndef RATCHET_SCORER_HEADROOM_H_
 #define RATCHET_SCORER_HEADROOM_H_
 
@@ -20,8 +22,9 @@ struct MemoryReading {
   uint64_t free_bytes = 0;
 };
 
-// At least half of the memory free (and some memory at all).
+// At least three quarters of the memory free (and some memory at all).
 bool Ample(const MemoryReading& reading);
+inline constexpr char kAmpleText[] = "three quarters";
 
 // MemTotal and MemAvailable of /proc/meminfo's text; BadInput when either is missing.
 Result<MemoryReading> ParseMeminfo(const std::string& text);

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdio>
 #include <deque>
+#include <fstream>
 #include <thread>
 
 #include "contract/workers.h"
@@ -24,8 +25,9 @@ namespace {
 // Empty calls made right before each timed call, after the warm-up (see ScoreOnce).
 constexpr int kPrimingCalls = 3;
 // Workers of later calls started while a call runs: each takes its own uid and is frozen during
-// every window of the calls before its own (see ScoreOnce). With the running one, at most
-// kWorkerUidCount workers are alive. A Python worker takes about four calls' untimed time to
+// every window of the calls before its own (see ScoreOnce). With the running one and the last
+// call's stopped worker, at most kWorkerUidCount workers are alive and not exiting; a Python
+// worker four calls ahead takes the uid of the last call's worker once that one is exiting. A Python worker takes about four calls' untimed time to
 // import torch; ratchet-worker starts in less than two on a CPU (0.4 s) and about three on a
 // GPU (0.7 s, with its device context), where it is started three calls ahead once the first
 // worker has said that it runs on one.
@@ -38,11 +40,28 @@ constexpr double kFreezeTimeoutS = 10;
 // How long the last call's worker, frozen after its timed call, may take to stop before the next
 // calibration; past it, that worker is killed and its teardown waited for instead.
 constexpr double kPreviousFreezeTimeoutS = 1;
-// A calibration made while the last call's worker is frozen is made again, once that worker is
-// gone, when its overhead exceeds the first call's (made with no method alive) by more than this
-// factor and margin: work the last method left queued on the device would show here.
-constexpr double kRecalibrateFactor = 1.5;
-constexpr double kRecalibrateMarginMs = 0.25;
+// How long the processes of a killed worker may take to be gone before the run goes on without
+// waiting for them (a process whose exit the kernel cannot finish).
+constexpr double kGoneTimeoutS = 10;
+
+// Waits until none of `pids` is alive (gone, or a zombie: its memory, files and device context
+// released), or `timeout_s` passes; false on the timeout.
+bool AwaitGone(const std::vector<pid_t>& pids, double timeout_s) {
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(timeout_s);
+  for (pid_t pid : pids) {
+    for (;;) {
+      std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
+      std::string text((std::istreambuf_iterator<char>(stat)), std::istreambuf_iterator<char>());
+      const size_t paren = text.rfind(')');
+      if (!stat || paren == std::string::npos || paren + 2 >= text.size()) break;  // gone
+      const char state = text[paren + 2];
+      if (state == 'Z' || state == 'X') break;
+      if (std::chrono::steady_clock::now() > deadline) return false;
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+  }
+  return true;
+}
 
 double Seconds(std::chrono::steady_clock::time_point since) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - since).count();
@@ -136,6 +155,7 @@ Result<RunOutcome> ScoreOnce(const RunInputs& inputs, const ProgressSink& say) {
     CallRecord record;
     int64_t call_started_ns = 0;
     bool killed = false;
+    std::vector<pid_t> pids;  // every process of its uid when it was killed
     std::thread reaper;
     ~Finishing() {
       if (reaper.joinable()) reaper.join();
@@ -143,21 +163,30 @@ Result<RunOutcome> ScoreOnce(const RunInputs& inputs, const ProgressSink& say) {
   };
   std::unique_ptr<Finishing> finishing;
   const bool defer_teardown = sandbox_full;
-  // Kills the finished call's worker, if not yet, and lets it die on a thread.
-  auto release_previous = [&] {
-    if (!finishing || finishing->killed) return;
-    finishing->worker->Kill();
-    finishing->killed = true;
+  // Kills the finished call's worker, if not yet, and lets it die on a thread: it is gone once
+  // the worker and every other process of its uid at the kill (what the method started) are.
+  // The status is that of stopping them (a process that did not begin to exit).
+  auto release_previous = [&]() -> Status {
+    if (!finishing || finishing->killed) return Status::Ok();
     Finishing* done = finishing.get();
+    if (sandbox_full) done->pids = ProcessesOfUser(done->worker->uid());
+    Status stopped = done->worker->Kill();
+    done->killed = true;
     done->record.phases["steps"]["killed"] = (MonotonicNs() - done->call_started_ns) / 1e6;
     done->reaper = std::thread([done] {
       done->worker->Close();
+      if (!AwaitGone(done->pids, kGoneTimeoutS)) {
+        done->record.phases["not_gone"] = "a process of the worker's uid was still there " +
+                                          std::to_string(static_cast<int>(kGoneTimeoutS)) +
+                                          " s after it was killed";
+      }
       done->record.phases["steps"]["closed"] = (MonotonicNs() - done->call_started_ns) / 1e6;
     });
+    return stopped;
   };
   auto finish_previous = [&] {
     if (!finishing) return;
-    release_previous();
+    (void)release_previous();  // waited for here in any case
     finishing->reaper.join();
     CallRecord& record = finishing->record;
     record.log = finishing->worker->log();
@@ -220,20 +249,24 @@ Result<RunOutcome> ScoreOnce(const RunInputs& inputs, const ProgressSink& say) {
                                : "thawing the workers started ahead");
   };
   // When the run ends, nothing of the sandbox users is left behind, dying or not.
-  // The memory a method uses (the board's, or the machine's), read before a method is loaded
-  // while the last call's worker is still dying (scorer/headroom.h); opened during the first
-  // call's warm-up. Without it the run waits for every teardown.
-  std::unique_ptr<MemoryGauge> gauge;
-  std::string gauge_missing = "the memory was not read";
-  // The first call's calibrated overhead: made with no method alive (see kRecalibrateFactor).
-  std::optional<double> clean_overhead_ms;
-  // The next call's warm-up draw, made during this call's warm-up.
-  std::optional<Result<Draw>> next_warm;
   auto finish_run = [&] {
     finish_previous();
     ahead.clear();  // each is killed and waited for
     if (sandbox_full) KillWorkerUids();
   };
+  // The memory a method uses (the board's, or the machine's), read before a method is loaded
+  // while the last call's worker is still dying (scorer/headroom.h); opened during the first
+  // call's warm-up. Without it the run waits for every teardown.
+  std::unique_ptr<MemoryGauge> gauge;
+  std::string gauge_missing = "the memory was not read";
+  // The slowest calibrated overhead of the run's calibrations made with no earlier method alive
+  // (the first call's, and each one made again): a calibration made beside the last call's
+  // stopped worker is made again, once that worker is gone, when it is slower than this by more
+  // than the floor's slack. What that worker had queued on the device still runs beside it and
+  // would raise the overhead, which lowers the scorer's-clock floor of the call.
+  std::optional<double> clean_overhead_ms;
+  // The next call's warm-up draw, made during this call's warm-up.
+  std::optional<Result<Draw>> next_warm;
 
   for (size_t index = 0; index < count; ++index) {
     const PlannedCall& planned = outcome.plan.calls[index];
@@ -270,6 +303,8 @@ Result<RunOutcome> ScoreOnce(const RunInputs& inputs, const ProgressSink& say) {
     // phases: where a run's wall time goes.
     const int64_t call_started_ns = MonotonicNs();
     Json steps = Json::object();
+    // What happened to the last call's worker during this call (for the evidence).
+    Json previous = Json::object();
     auto step = [&](const char* name) { steps[name] = (MonotonicNs() - call_started_ns) / 1e6; };
     // This call's worker, unless it was started ahead; for the first call, the next ones too
     // (later calls start theirs while their method's warm-up runs, below).
@@ -308,6 +343,7 @@ Result<RunOutcome> ScoreOnce(const RunInputs& inputs, const ProgressSink& say) {
       restarted_because = hello_failure->message;
       const std::string said = owned->log();
       if (!said.empty()) restarted_because += "\nworker output:\n" + said;
+      if (finishing) previous["waited"] = "this call's worker started ahead had failed";
       finish_previous();  // the last call's worker gone, its device memory released
       Result<std::unique_ptr<WorkerProcess>> again = WorkerProcess::Start(launch, uid);
       if (!again.ok()) {
@@ -342,6 +378,7 @@ Result<RunOutcome> ScoreOnce(const RunInputs& inputs, const ProgressSink& say) {
       // (each with its own device context and memory).
       record.phases["steps"] = steps;
       record.phases["alive_ahead"] = ahead.size();
+      if (!previous.empty()) record.phases["previous"] = previous;
       finish_run();  // the last call completed, the workers ahead and every worker uid killed
       if (!restarted_because.empty()) record.phases["restarted_because"] = restarted_because;
       record.log = worker.log();
@@ -380,7 +417,9 @@ Result<RunOutcome> ScoreOnce(const RunInputs& inputs, const ProgressSink& say) {
         }
       }
     }
-    if (!defer_teardown) finish_previous();
+    // A last call's worker that was killed at once (a partial sandbox, or one that could not be
+    // stopped) is gone before this call's calibration.
+    if (finishing && (finishing->killed || !defer_teardown)) finish_previous();
     // Every field of the reply is checked for its type before it is used.
     auto text = [&reply](const char* key, const std::string& otherwise) {
       auto it = reply.header.find(key);
@@ -410,6 +449,7 @@ Result<RunOutcome> ScoreOnce(const RunInputs& inputs, const ProgressSink& say) {
     // On a GPU the parent waits for each reply of the calibration and the timed call without
     // sleeping; on the CPU its core is the method's to use.
     const bool spin = text("device", "") == "cuda";
+    const std::string board_uuid = text("uuid", "");  // `reply` is the next request's from here
     if (spin && workers_ahead == kNativeWorkersAhead && inputs.submission.native) {
       workers_ahead = kNativeWorkersAheadOnGpu;
     }
@@ -432,8 +472,6 @@ Result<RunOutcome> ScoreOnce(const RunInputs& inputs, const ProgressSink& say) {
       return CallFailure{"crash", status.message(), /*harness=*/true};
     };
     if (std::optional<CallFailure> failure = freeze(true)) return fail(*failure);
-    // What happened to the last call's worker during this call (for the evidence).
-    Json previous = Json::object();
     if (finishing && !finishing->killed) {
       Status stopped = finishing->worker->AwaitFrozen(kPreviousFreezeTimeoutS, /*whole_uid=*/true);
       if (!stopped.ok()) {
@@ -465,31 +503,40 @@ Result<RunOutcome> ScoreOnce(const RunInputs& inputs, const ProgressSink& say) {
       return std::nullopt;
     };
     if (std::optional<CallFailure> failure = calibrate()) return fail(*failure);
-    if (finishing && !finishing->killed && clean_overhead_ms &&
-        record.overhead_ms > *clean_overhead_ms * kRecalibrateFactor + kRecalibrateMarginMs) {
-      // Made beside the last call's frozen worker and slower than the first call's: made again
-      // with that worker gone.
-      previous["recalibrated"] =
-          Json{{"overhead_ms", record.overhead_ms}, {"first_call_overhead_ms", *clean_overhead_ms}};
+    const bool beside_previous = finishing && !finishing->killed;
+    if (beside_previous && (!clean_overhead_ms ||
+                            record.overhead_ms > *clean_overhead_ms + rules.timing.floor_slack_ms)) {
+      // Made beside the last call's stopped worker and slower than every calibration made with
+      // no method alive: made again with that worker gone.
+      previous["recalibrated"] = Json{{"overhead_ms", record.overhead_ms},
+                                      {"clean_overhead_ms", clean_overhead_ms
+                                                                ? Json(*clean_overhead_ms)
+                                                                : Json()}};
       finish_previous();
       step("previous_closed");
       if (std::optional<CallFailure> failure = calibrate()) return fail(*failure);
     }
-    if (!clean_overhead_ms) clean_overhead_ms = record.overhead_ms;
+    if (!finishing) {  // made with no earlier method alive
+      clean_overhead_ms = std::max(clean_overhead_ms.value_or(0), record.overhead_ms);
+    }
     step("calibrated");
     // The last call's worker dies while this call's method is imported and warms up, unless
     // the memory that method needs may not be free enough yet.
     if (finishing && !finishing->killed) {
-      release_previous();
+      Status killed = release_previous();
       step("previous_killed");
       Result<MemoryReading> memory =
           gauge ? gauge->Read() : Result<MemoryReading>(Status::Unavailable(gauge_missing));
-      if (!memory.ok() || !Ample(*memory)) {
-        previous["waited"] = memory.ok()
-                                 ? "less than half of the memory (" + gauge->Name() +
-                                       ") free: " + std::to_string(memory->free_bytes >> 20) +
-                                       " of " + std::to_string(memory->total_bytes >> 20) + " MiB"
-                                 : memory.status().message();
+      if (memory.ok()) {
+        previous["memory"] = Json{{"of", gauge->Name()},
+                                  {"free_mib", memory->free_bytes >> 20},
+                                  {"total_mib", memory->total_bytes >> 20}};
+      }
+      if (!killed.ok() || !memory.ok() || !Ample(*memory)) {
+        previous["waited"] = !killed.ok()    ? killed.message()
+                             : !memory.ok()  ? memory.status().message()
+                                             : "less than " + std::string(kAmpleText) +
+                                                  " of the memory free";
         finish_previous();
         step("previous_closed");
       }
@@ -524,11 +571,11 @@ Result<RunOutcome> ScoreOnce(const RunInputs& inputs, const ProgressSink& say) {
       if (index == 0 && defer_teardown && !gauge) {
         if (!spin) {
           gauge = HostMemoryGauge();
-        } else if (const std::string uuid = text("uuid", ""); uuid.empty()) {
+        } else if (board_uuid.empty()) {
           gauge_missing = "the worker named no board";
         } else if (Result<NvmlApi> api = BindNvml(); !api.ok()) {
           gauge_missing = api.status().message();
-        } else if (Result<std::unique_ptr<MemoryGauge>> board = BoardMemoryGauge(*api, uuid);
+        } else if (Result<std::unique_ptr<MemoryGauge>> board = BoardMemoryGauge(*api, board_uuid);
                    !board.ok()) {
           gauge_missing = board.status().message();
         } else {
@@ -611,15 +658,16 @@ Result<RunOutcome> ScoreOnce(const RunInputs& inputs, const ProgressSink& say) {
     finishing->record = std::move(record);
     finishing->call_started_ns = call_started_ns;
     finishing->record.phases["steps"] = steps;
-    // Nothing of the method runs after this: its processes are stopped until the next call's
-    // calibration is made (see Finishing), or killed now, before the last call's end or when
-    // they cannot be stopped.
+    // The method's processes are stopped now (the parent confirms it before the next
+    // calibration; what they queued on the device still runs, see clean_overhead_ms) and killed
+    // after the next call's calibration (see Finishing), or killed now: the last call's, under a
+    // partial sandbox, or when they cannot be stopped.
     const bool stopped = defer_teardown && index + 1 < count &&
                          finishing->worker->Freeze(true, /*whole_uid=*/true).ok();
     if (stopped) {
       finishing->record.phases["steps"]["stopped"] = (MonotonicNs() - call_started_ns) / 1e6;
     } else {
-      release_previous();
+      (void)release_previous();  // waited for before the next calibration
     }
   }
   finish_run();

@@ -9,20 +9,21 @@
 namespace ratchet {
 namespace {
 
-TEST(Headroom, HalfFreeIsAmpleAndLessIsNot) {
-  EXPECT_TRUE(Ample({100, 50}));
+TEST(Headroom, ThreeQuartersFreeIsAmpleAndLessIsNot) {
+  EXPECT_TRUE(Ample({100, 75}));
   EXPECT_TRUE(Ample({100, 100}));
-  EXPECT_FALSE(Ample({100, 49}));
+  EXPECT_FALSE(Ample({100, 74}));
+  EXPECT_FALSE(Ample({100, 50}));
   EXPECT_FALSE(Ample({0, 0})) << "no memory read is never ample";
 }
 
 TEST(Headroom, MeminfoGivesTotalAndAvailableInBytes) {
   Result<MemoryReading> reading = ParseMeminfo(
-      "MemTotal:       24576000 kB\nMemFree:          100000 kB\nMemAvailable:   12288000 kB\n"
+      "MemTotal:       24576000 kB\nMemFree:          100000 kB\nMemAvailable:   20000000 kB\n"
       "Buffers:           1000 kB\n");
   ASSERT_TRUE(reading.ok()) << reading.status().message();
   EXPECT_EQ(reading->total_bytes, 24576000ull * 1024);
-  EXPECT_EQ(reading->free_bytes, 12288000ull * 1024) << "MemAvailable, not MemFree";
+  EXPECT_EQ(reading->free_bytes, 20000000ull * 1024) << "MemAvailable, not MemFree";
   EXPECT_TRUE(Ample(*reading));
 }
 
@@ -84,7 +85,7 @@ TEST(Headroom, TheBoardGaugeReadsTheBoardOfTheUuidAndShutsNvmlDown) {
     EXPECT_EQ(reading->total_bytes, g_total);
     EXPECT_EQ(reading->free_bytes, g_free);
     EXPECT_TRUE(Ample(*reading));
-    g_free = 60ull << 30;  // a method holding most of the board
+    g_free = 100ull << 30;  // a method holding more than a quarter of the board
     reading = (*gauge)->Read();
     ASSERT_TRUE(reading.ok());
     EXPECT_FALSE(Ample(*reading));

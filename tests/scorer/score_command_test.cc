@@ -11,11 +11,14 @@
 #include <sys/stat.h>
 
 #include <chrono>
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <map>
 #include <regex>
 #include <set>
+#include <sstream>
 
 #include "contract/python.h"
 #include "core/canonical_json.h"
@@ -224,33 +227,73 @@ TEST(ScoreCommandTest, WorkersOfLaterCallsStartAheadFrozenAndOutOfReach) {
     }
   }
   if (!full) return;  // without root the workers share ratchet's uid: nothing is out of reach
-  // Each call's worker but the last is stopped after its timed call and killed only after the
-  // next call's calibration; it is gone before that call's priming, so its teardown overlaps the
-  // next method's import and warm-up and no window.
-  for (size_t i = 0; i < calls.size(); ++i) {
-    const Json& steps = calls[i]["phases"]["steps"];
-    auto at = [&steps](const char* name) { return steps.value(name, -1e9); };
-    ASSERT_TRUE(steps.contains("killed") && steps.contains("closed")) << steps.dump();
-    if (i + 1 < calls.size()) {
-      ASSERT_TRUE(steps.contains("stopped")) << i << ": " << steps.dump();
-      EXPECT_GT(at("killed"), at("stopped")) << i;
-    } else {
-      EXPECT_FALSE(steps.contains("stopped")) << "the last call's worker is killed at once";
-    }
-    if (i > 0) {
-      ASSERT_TRUE(steps.contains("previous_killed") && steps.contains("previous_closed"))
-          << i << ": " << steps.dump();
-      EXPECT_GE(at("previous_killed"), at("calibrated")) << i;
-      EXPECT_LE(at("previous_closed"), at("refroze")) << i;
-    } else {
-      EXPECT_FALSE(steps.contains("previous_killed"));
-    }
-  }
   Result<std::string> first = ReadFile(folder + "/logs/01.log");
   ASSERT_TRUE(first.ok()) << first.status().message();
   EXPECT_NE(first->find("call 2: 3 other workers, none reachable, thread states ['T', 'T', 'T']"),
             std::string::npos)
       << *first;
+}
+
+// A call's worker is stopped after its timed call and killed after the next call's calibration.
+// The red-team method starts a thread and a child that print the clock from its timed call on:
+// each call's last tick comes after its timed call began and before the next call's calibration,
+// and nothing of any call's method is left once the run ends.
+TEST(ScoreCommandTest, AMethodRunsNothingDuringTheNextCalibration) {
+  if (!HavePython()) GTEST_SKIP() << "no python3 that imports torch";
+  if (geteuid() != 0) GTEST_SKIP() << "under a partial sandbox each worker is killed at once";
+  TempDir dir;
+  const std::string out = dir / "evidence";
+  BinaryRun run = RunRatchet({"score", SourceDir() + "/tests/submissions/outlive_call.py:method",
+                              "--band", "3000", "--rules", FastRules(dir), "--out", out});
+  ASSERT_TRUE(run.exit_code == 0 || run.exit_code == 1) << run.out << run.err;
+  const std::string folder = out + "/records/outlive_call/run-1";
+  Json calls = Json::parse(*ReadFile(folder + "/calls.json"));
+  ASSERT_EQ(calls.size(), 4u);
+  // A step of call i on the monotonic clock, from its worker's own instant of answering hello.
+  auto at_ns = [&calls](size_t i, const std::string& step) {
+    const Json& call = calls[i];
+    const double started = call["worker"]["clock_ns"]["replying"].get<double>() -
+                           call["phases"]["steps"]["worker_replying"].get<double>() * 1e6;
+    return started + call["phases"]["steps"][step].get<double>() * 1e6;
+  };
+  for (size_t i = 0; i < calls.size(); ++i) {
+    char name[32];
+    std::snprintf(name, sizeof name, "/logs/%02zu.log", i + 1);
+    Result<std::string> log = ReadFile(folder + name);
+    ASSERT_TRUE(log.ok()) << log.status().message();
+    std::map<std::string, double> last;  // "thread", "child" -> the last tick's clock
+    std::istringstream lines(*log);
+    for (std::string line; std::getline(lines, line);) {
+      std::istringstream fields(line);
+      std::string word, who;
+      double ns = 0;
+      if (fields >> word >> who >> ns && word == "tick") last[who] = std::max(last[who], ns);
+    }
+    ASSERT_EQ(last.size(), 2u) << "call " << i + 1 << " printed no ticks of both:\n" << *log;
+    const Json& steps = calls[i]["phases"]["steps"];
+    EXPECT_TRUE(steps.contains("killed") && steps.contains("closed")) << steps.dump();
+    EXPECT_EQ(steps.contains("stopped"), i + 1 < calls.size())
+        << "every call's worker but the last is stopped, the last killed at once";
+    for (const auto& [who, ns] : last) {
+      EXPECT_GT(ns, at_ns(i, "primed")) << who << " of call " << i + 1;
+      if (i + 1 < calls.size()) {
+        EXPECT_LT(ns, at_ns(i + 1, "froze"))
+            << who << " of call " << i + 1 << " ran on into call " << i + 2
+            << "'s calibration; steps " << calls[i + 1]["phases"]["steps"].dump();
+      }
+    }
+    const std::string waited = calls[i]["phases"].value("previous", Json::object()).value("waited", "");
+    EXPECT_EQ(waited.find("not stopped"), std::string::npos)
+        << "call " << i << "'s worker was not stopped after its call: " << waited;
+    if (i > 0) {  // the last call's worker killed before this method loaded, gone before priming
+      const Json& previous_steps = calls[i - 1]["phases"]["steps"];
+      EXPECT_LT(at_ns(i - 1, "killed"), at_ns(i, "loaded")) << previous_steps.dump();
+      EXPECT_LT(at_ns(i - 1, "closed"), at_ns(i, "refroze")) << previous_steps.dump();
+    }
+  }
+  for (uid_t uid : kWorkerUids) {
+    EXPECT_TRUE(ProcessesOfUser(uid).empty()) << "a process of uid " << uid << " was left";
+  }
 }
 
 }  // namespace
