@@ -148,8 +148,10 @@ Result<RunOutcome> ScoreOnce(const RunInputs& inputs, const ProgressSink& say) {
   // complete, its log and exit kept, once that worker is gone. Under the full sandbox the worker
   // is frozen after its timed call (every process of its uid stopped) and killed only after the
   // next call's calibration, so that its teardown overlaps that call's import and warm-up, never
-  // a window; it is gone before the next call's priming. Under a partial sandbox it is killed
-  // at once and waited for before the next calibration.
+  // a window (what it queued on the device before it stopped may still run beside that
+  // calibration: see clean_overhead_ms); it is gone, with every process of its uid, before the
+  // next call's priming. The last call's worker, one that cannot be stopped, and every worker
+  // under a partial sandbox are killed at once and gone before the next calibration.
   struct Finishing {
     std::unique_ptr<WorkerProcess> worker;
     CallRecord record;
