@@ -236,8 +236,9 @@ TEST(ScoreCommandTest, WorkersOfLaterCallsStartAheadFrozenAndOutOfReach) {
 
 // Nothing of a call's method runs into the next call: the red-team method starts a thread and a
 // child that print the clock from its timed call on. Each call's last tick comes after its timed
-// call began and before the next call's calibration; the worker and every process of its uid are
-// gone before that calibration, and nothing of any call's method is left once the run ends.
+// call began and before the next call's calibration (the child is killed with every process of
+// the worker's uid); the worker is gone before that calibration, and nothing of any call's method
+// is left once the run ends.
 TEST(ScoreCommandTest, AMethodsThreadsAndChildrenEndWithItsCall) {
   if (!HavePython()) GTEST_SKIP() << "no python3 that imports torch";
   TempDir dir;
