@@ -162,6 +162,28 @@ def median_or_none(values):
     return statistics.median(values) if values else None
 
 
+def call_steps(calls):
+    """Where one ratchet run's calls went, from each call's steps (phases.steps, ms since the
+    call began; docs/scoring.md): the median interval between two calls' starts, the median
+    moment the method's import began, and the median warm-up (the method's first call in its
+    fresh worker). None for a run without them (the seed's)."""
+    starts, loaded, warmups = [], [], []
+    for c in calls:
+        steps = (c.get("phases") or {}).get("steps") or {}
+        clock = (c.get("worker") or {}).get("clock_ns") or {}
+        if "worker_replying" in steps and "replying" in clock:
+            # The call's start on the monotonic clock, from the worker's own instant of its hello.
+            starts.append(clock["replying"] / 1e6 - steps["worker_replying"])
+        if "loaded" in steps and "warmed" in steps:
+            loaded.append(steps["loaded"])
+            warmups.append(steps["warmed"] - steps["loaded"])
+    intervals = [b - a for a, b in zip(starts, starts[1:])] if len(starts) == len(calls) else []
+    if not intervals:
+        return None
+    return {"call_ms": statistics.median(intervals), "import_at_ms": statistics.median(loaded),
+            "warmup_ms": statistics.median(warmups)}
+
+
 def summarize(runs):
     """The figures of one side over its runs (see docs/bench-vs-seed.md)."""
     calls = [c for r in runs for c in r["calls"]]
@@ -171,6 +193,8 @@ def summarize(runs):
     correct, total = sum(c["correct"] for c in mnist), sum(c["total"] for c in mnist)
     energy = [r["energy_mj_per_call"] for r in runs if r["energy_mj_per_call"] is not None]
     cv = statistics.stdev(ranked) / statistics.mean(ranked) if len(ranked) >= 2 else None
+    steps = [call_steps(r["calls"]) for r in runs]
+    steps = [x for x in steps if x is not None]
     return {
         "runs": len(runs),
         "qualified_runs": sum(r["outcome"] == "qualified" for r in runs),
@@ -186,6 +210,10 @@ def summarize(runs):
         "mnist_error": 1 - correct / total if total else None,
         "energy_mj_per_call_median": median_or_none(energy),
         "energy_mj_per_call": [r["energy_mj_per_call"] for r in runs],
+        # Medians over the runs of each run's medians (ratchet's sides only).
+        "call_ms_median": median_or_none(x["call_ms"] for x in steps),
+        "import_at_ms_median": median_or_none(x["import_at_ms"] for x in steps),
+        "warmup_ms_median": median_or_none(x["warmup_ms"] for x in steps),
     }
 
 
@@ -539,6 +567,12 @@ class Bench:
             ("MNIST error over all runs' MNIST calls",
              {s: num(summaries[s]["mnist_error"], "{:.2%}") for s in sides}),
             ("energy, mJ per call (median)", {s: energy_cell(s) for s in sides}),
+            ("per call: ms between calls' starts (median)",
+             {s: num(summaries[s]["call_ms_median"], "{:.0f}") for s in sides}),
+            ("per call: ms to the method's import (median)",
+             {s: num(summaries[s]["import_at_ms_median"], "{:.0f}") for s in sides}),
+            ("per call: the method's warm-up, ms (median)",
+             {s: num(summaries[s]["warmup_ms_median"], "{:.0f}") for s in sides}),
         ]
         if ratios:
             rows += [

@@ -1,0 +1,83 @@
+"""scripts/bench-vs-seed's figures from a run's calls: the per-call steps and the summary.
+
+The benchmark itself needs a GPU box, the seed scorer and minutes; these are its sums, checked on
+calls made up here.
+"""
+
+import importlib.util
+import os
+import unittest
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+SOURCE_DIR = Path(os.environ.get("RATCHET_SOURCE_DIR", HERE.parents[1]))
+SPEC = importlib.util.spec_from_file_location("bench_vs_seed",
+                                              SOURCE_DIR / "scripts" / "bench-vs-seed.py")
+bench = importlib.util.module_from_spec(SPEC)
+SPEC.loader.exec_module(bench)
+
+
+def ratchet_call(start_ms, loaded, warmed, replying_step=-300.0):
+    """A call of calls.json as ratchet writes it: steps in ms since the call began, and the
+    worker's hello instants on the monotonic clock (ns)."""
+    return {"dataset": "mnist", "ms": 1.0, "parent_ms": 2.0, "overhead_ms": 0.9, "correct": 9,
+            "total": 10,
+            "phases": {"steps": {"worker_replying": replying_step, "loaded": loaded,
+                                 "warmed": warmed}},
+            "worker": {"clock_ns": {"replying": (start_ms + replying_step) * 1e6}}}
+
+
+def run(calls, wall_s=9.0, ranked=14.0):
+    return {"calls": calls, "wall_s": wall_s, "ranked_ms": ranked, "outcome": "qualified",
+            "energy_mj_per_call": None}
+
+
+class CallSteps(unittest.TestCase):
+    def test_intervals_import_and_warm_up_are_medians_over_the_calls(self):
+        # Calls start 0, 500, 1100, 1500 ms: intervals 500, 600, 400 (median 500).
+        calls = [ratchet_call(0, 50, 350), ratchet_call(500, 60, 380),
+                 ratchet_call(1100, 140, 440), ratchet_call(1500, 55, 355)]
+        steps = bench.call_steps(calls)
+        self.assertAlmostEqual(steps["call_ms"], 500.0, places=6)
+        self.assertAlmostEqual(steps["import_at_ms"], 57.5, places=6)  # 50, 55, 60, 140
+        self.assertAlmostEqual(steps["warmup_ms"], 300.0, places=6)  # 300, 320, 300, 300
+
+    def test_the_worker_clock_and_the_step_give_the_start_whatever_the_hello_step(self):
+        # A worker that answered its hello long before its call (a worker started ahead) or
+        # during it: the start is the same.
+        calls = [ratchet_call(0, 50, 350, replying_step=-900.0),
+                 ratchet_call(480, 50, 350, replying_step=25.0)]
+        self.assertAlmostEqual(bench.call_steps(calls)["call_ms"], 480.0, places=6)
+
+    def test_calls_without_steps_give_none(self):
+        seed_calls = [{"dataset": "mnist", "ms": 1.0, "parent_ms": 4.0, "overhead_ms": 3.0,
+                       "correct": 9, "total": 10}] * 3
+        self.assertIsNone(bench.call_steps(seed_calls))
+        self.assertIsNone(bench.call_steps([]))
+        one_call = [ratchet_call(0, 50, 350)]
+        self.assertIsNone(bench.call_steps(one_call), "no interval in a run of one call")
+        partial = [ratchet_call(0, 50, 350), seed_calls[0], ratchet_call(900, 50, 350)]
+        self.assertIsNone(bench.call_steps(partial), "an interval across a call without steps")
+
+
+class Summary(unittest.TestCase):
+    def test_the_summary_gives_the_median_of_each_runs_median(self):
+        runs = [run([ratchet_call(0, 50, 350), ratchet_call(400, 50, 350)]),
+                run([ratchet_call(0, 70, 370), ratchet_call(500, 70, 370)]),
+                run([ratchet_call(0, 90, 390), ratchet_call(450, 90, 390)])]
+        summary = bench.summarize(runs)
+        self.assertAlmostEqual(summary["call_ms_median"], 450.0, places=6)
+        self.assertAlmostEqual(summary["import_at_ms_median"], 70.0, places=6)
+        self.assertAlmostEqual(summary["warmup_ms_median"], 300.0, places=6)
+
+    def test_the_seeds_side_has_none(self):
+        seed_calls = [{"dataset": "mnist", "ms": 1.0, "parent_ms": 4.0, "overhead_ms": 3.0,
+                       "correct": 9, "total": 10}] * 15
+        summary = bench.summarize([run(seed_calls), run(seed_calls)])
+        self.assertIsNone(summary["call_ms_median"])
+        self.assertIsNone(summary["warmup_ms_median"])
+        self.assertEqual(summary["calls"], 30)
+
+
+if __name__ == "__main__":
+    unittest.main()
