@@ -165,7 +165,7 @@ def median_or_none(values):
 def call_steps(calls):
     """Where one ratchet run's calls went, from each call's steps (phases.steps, ms since the
     call began; docs/scoring.md): the median interval between two calls' starts, the median
-    moment the method's import began, and the median warm-up (the method's first call in its
+    moment the method was loaded (its `load` answered), and the median warm-up (the method's first call in its
     fresh worker). None for a run without them (the seed's)."""
     starts, loaded, warmups = [], [], []
     for c in calls:
@@ -180,7 +180,7 @@ def call_steps(calls):
     intervals = [b - a for a, b in zip(starts, starts[1:])] if len(starts) == len(calls) else []
     if not intervals:
         return None
-    return {"call_ms": statistics.median(intervals), "import_at_ms": statistics.median(loaded),
+    return {"call_ms": statistics.median(intervals), "loaded_at_ms": statistics.median(loaded),
             "warmup_ms": statistics.median(warmups)}
 
 
@@ -212,7 +212,7 @@ def summarize(runs):
         "energy_mj_per_call": [r["energy_mj_per_call"] for r in runs],
         # Medians over the runs of each run's medians (ratchet's sides only).
         "call_ms_median": median_or_none(x["call_ms"] for x in steps),
-        "import_at_ms_median": median_or_none(x["import_at_ms"] for x in steps),
+        "loaded_at_ms_median": median_or_none(x["loaded_at_ms"] for x in steps),
         "warmup_ms_median": median_or_none(x["warmup_ms"] for x in steps),
     }
 
@@ -569,8 +569,8 @@ class Bench:
             ("energy, mJ per call (median)", {s: energy_cell(s) for s in sides}),
             ("per call: ms between calls' starts (median)",
              {s: num(summaries[s]["call_ms_median"], "{:.0f}") for s in sides}),
-            ("per call: ms to the method's import (median)",
-             {s: num(summaries[s]["import_at_ms_median"], "{:.0f}") for s in sides}),
+            ("per call: ms until the method is loaded (median)",
+             {s: num(summaries[s]["loaded_at_ms_median"], "{:.0f}") for s in sides}),
             ("per call: the method's warm-up, ms (median)",
              {s: num(summaries[s]["warmup_ms_median"], "{:.0f}") for s in sides}),
         ]

@@ -33,14 +33,15 @@ def run(calls, wall_s=9.0, ranked=14.0):
 
 
 class CallSteps(unittest.TestCase):
-    def test_intervals_import_and_warm_up_are_medians_over_the_calls(self):
-        # Calls start 0, 500, 1100, 1500 ms: intervals 500, 600, 400 (median 500).
-        calls = [ratchet_call(0, 50, 350), ratchet_call(500, 60, 380),
-                 ratchet_call(1100, 140, 440), ratchet_call(1500, 55, 355)]
+    def test_intervals_loading_and_warm_up_are_medians_over_every_call(self):
+        # Calls start 0, 500, 1100, 2100 ms: intervals 500, 600, 1000 (median 600, mean 700).
+        # The first call's steps differ from the rest, so that leaving it out shows.
+        calls = [ratchet_call(0, 400, 1400), ratchet_call(500, 60, 380),
+                 ratchet_call(1100, 140, 440), ratchet_call(2100, 55, 355)]
         steps = bench.call_steps(calls)
-        self.assertAlmostEqual(steps["call_ms"], 500.0, places=6)
-        self.assertAlmostEqual(steps["import_at_ms"], 57.5, places=6)  # 50, 55, 60, 140
-        self.assertAlmostEqual(steps["warmup_ms"], 300.0, places=6)  # 300, 320, 300, 300
+        self.assertAlmostEqual(steps["call_ms"], 600.0, places=6)
+        self.assertAlmostEqual(steps["loaded_at_ms"], 100.0, places=6)  # 55, 60, 140, 400
+        self.assertAlmostEqual(steps["warmup_ms"], 310.0, places=6)  # 300, 300, 320, 1000
 
     def test_the_worker_clock_and_the_step_give_the_start_whatever_the_hello_step(self):
         # A worker that answered its hello long before its call (a worker started ahead) or
@@ -62,12 +63,13 @@ class CallSteps(unittest.TestCase):
 
 class Summary(unittest.TestCase):
     def test_the_summary_gives_the_median_of_each_runs_median(self):
+        # Per run: intervals 400, 500, 1200; loaded 50, 70, 300; warm-ups 300, 300, 900.
         runs = [run([ratchet_call(0, 50, 350), ratchet_call(400, 50, 350)]),
                 run([ratchet_call(0, 70, 370), ratchet_call(500, 70, 370)]),
-                run([ratchet_call(0, 90, 390), ratchet_call(450, 90, 390)])]
+                run([ratchet_call(0, 300, 1200), ratchet_call(1200, 300, 1200)])]
         summary = bench.summarize(runs)
-        self.assertAlmostEqual(summary["call_ms_median"], 450.0, places=6)
-        self.assertAlmostEqual(summary["import_at_ms_median"], 70.0, places=6)
+        self.assertAlmostEqual(summary["call_ms_median"], 500.0, places=6)
+        self.assertAlmostEqual(summary["loaded_at_ms_median"], 70.0, places=6)
         self.assertAlmostEqual(summary["warmup_ms_median"], 300.0, places=6)
 
     def test_the_seeds_side_has_none(self):
