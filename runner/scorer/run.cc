@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdio>
 #include <deque>
+#include <fstream>
 #include <thread>
 
 #include "contract/workers.h"
@@ -31,7 +32,30 @@ constexpr size_t kNativeWorkersAhead = 2;
 // How long a frozen worker's threads may take to stop (one inside a driver call stops only when
 // the call returns).
 constexpr double kFreezeTimeoutS = 10;
+// How long the processes of a killed worker's uid may take to be gone before the run goes on
+// without them (a process whose exit the kernel cannot finish; noted in the call's phases).
+constexpr double kGoneTimeoutS = 10;
 
+
+// Waits until none of `pids` is alive (gone, or a zombie: its memory, files and device context
+// released), or `timeout_s` passes; false on the timeout.
+bool AwaitGone(const std::vector<pid_t>& pids, double timeout_s) {
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(timeout_s);
+  for (pid_t pid : pids) {
+    for (;;) {
+      std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
+      const std::string text((std::istreambuf_iterator<char>(stat)),
+                             std::istreambuf_iterator<char>());
+      const size_t paren = text.rfind(')');
+      if (!stat || paren == std::string::npos || paren + 2 >= text.size()) break;  // gone
+      const char state = text[paren + 2];
+      if (state == 'Z' || state == 'X') break;
+      if (std::chrono::steady_clock::now() > deadline) return false;
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+  }
+  return true;
+}
 
 double Seconds(std::chrono::steady_clock::time_point since) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - since).count();
@@ -112,12 +136,15 @@ Result<RunOutcome> ScoreOnce(const RunInputs& inputs, const ProgressSink& say) {
   const bool sandbox_full = DescribeSandbox().full;
   const size_t count = outcome.plan.calls.size();
 
-  // A finished call's worker dies in the background (a GPU context takes a few hundred ms to
-  // tear down) while the next call's worker starts; the call is complete, its log and exit
-  // kept, once that worker is gone, which is waited for before the next calibration begins.
+  // A finished call's worker dies in the background (a GPU context takes about 0.1 s to tear
+  // down) while the next call's worker starts; the call is complete, its log and exit kept, once
+  // that worker is gone, and every other process of its uid there was at the kill (whatever the
+  // method started, maybe with a device context of its own): waited for before the next
+  // calibration begins.
   struct Finishing {
     std::unique_ptr<WorkerProcess> worker;
     CallRecord record;
+    std::vector<pid_t> pids;  // every process of its uid after the kill, exiting or not
     std::thread reaper;
     ~Finishing() {
       if (reaper.joinable()) reaper.join();
@@ -483,15 +510,22 @@ Result<RunOutcome> ScoreOnce(const RunInputs& inputs, const ProgressSink& say) {
                          {"frozen_ahead", frozen_ahead}};
     if (!restarted_because.empty()) record.phases["restarted_because"] = restarted_because;
     // Nothing of the method runs after this; the next worker may start while this one dies.
-    worker.Kill();
+    Status killed = worker.Kill();
     step("killed");
+    if (!killed.ok()) record.phases["kill"] = killed.message();
     finishing = std::make_unique<Finishing>();
     finishing->worker = std::move(owned);
     finishing->record = std::move(record);
     finishing->record.phases["steps"] = steps;
+    if (sandbox_full) finishing->pids = ProcessesOfUser(finishing->worker->uid());
     Finishing* done = finishing.get();
     finishing->reaper = std::thread([done, call_started_ns] {
       done->worker->Close();
+      if (!AwaitGone(done->pids, kGoneTimeoutS)) {
+        done->record.phases["not_gone"] = "a process of the worker's uid was still there " +
+                                          std::to_string(static_cast<int>(kGoneTimeoutS)) +
+                                          " s after it was killed";
+      }
       done->record.phases["steps"]["closed"] = (MonotonicNs() - call_started_ns) / 1e6;
     });
   }

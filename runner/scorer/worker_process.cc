@@ -294,21 +294,23 @@ Status WorkerProcess::AwaitFrozen(double timeout_s, bool whole_uid) {
   return AwaitStopped(pids, timeout_s);
 }
 
-void WorkerProcess::Kill() {
+Status WorkerProcess::Kill() {
+  Status stopped;
   if (pid_ > 0 && !killed_) {
     kill(-pid_, SIGKILL);
     kill(pid_, SIGKILL);
     // Whatever the method started (a forked child in another session) goes with the sandbox
     // user's processes; its log pipe then closes.
-    if (sandbox_uid_) StopSandboxProcesses(uid_);
+    if (sandbox_uid_) stopped = StopSandboxProcesses(uid_);
     killed_ = true;
   }
+  return stopped;
 }
 
 void WorkerProcess::Close() {
   const bool killed_before = killed_;
   if (pid_ > 0) {
-    Kill();
+    (void)Kill();
     int status = 0;
     while (waitpid(pid_, &status, 0) < 0 && errno == EINTR) {
     }

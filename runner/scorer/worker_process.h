@@ -88,8 +88,10 @@ class WorkerProcess {
 
   // Kills the worker's process group and, under the full sandbox, every process of the sandbox
   // user, returning once each is gone or exiting (StopSandboxProcesses): from then on nothing of
-  // the method runs, and another worker may start while these finish dying. Close() then waits.
-  void Kill();
+  // the method runs, and another worker may start while these finish dying. Close() then waits
+  // for the worker's own process. The error, if any, is StopSandboxProcesses' (a process of the
+  // uid that did not begin to exit); a second call does nothing and returns Ok.
+  Status Kill();
   // Kills the worker (unless Kill() did), waits for it, and keeps its log; idempotent. After
   // Kill(), Close() only waits: another worker of the sandbox user may be running by then.
   void Close();
