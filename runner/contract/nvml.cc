@@ -130,6 +130,7 @@ Result<NvmlApi> BindNvml(const char* library) {
   if (api.running_processes == nullptr) {
     bind(api.running_processes, "nvmlDeviceGetComputeRunningProcesses_v2", false);
   }
+  bind(api.memory_info, "nvmlDeviceGetMemoryInfo", false);
   if (!missing.empty()) return Status::Unavailable(std::string(library) + " has no " + missing);
   return api;
 }

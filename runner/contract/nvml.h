@@ -42,6 +42,9 @@ struct NvmlApi {
   int (*utilization)(void*, unsigned*) = nullptr;
   // nvmlDeviceGetComputeRunningProcesses_v3, else _v2: (device, count in/out, buffer).
   int (*running_processes)(void*, unsigned*, void*) = nullptr;
+  // nvmlDeviceGetMemoryInfo: {total, free, used} in bytes (nvmlMemory_t). The scorer reads it
+  // to tell whether a method may start while the last call's worker is still being torn down.
+  int (*memory_info)(void*, unsigned long long*) = nullptr;
 };
 
 // Opens `library` (left loaded: a driver library is not promised to survive unloading) and binds

@@ -17,6 +17,7 @@
 #include "sandbox/spawn.h"
 #include "scorer/draw_source.h"
 #include "scorer/go.h"
+#include "scorer/headroom.h"
 
 namespace ratchet {
 namespace {
@@ -24,18 +25,24 @@ namespace {
 // Empty calls made right before each timed call, after the warm-up (see ScoreOnce).
 constexpr int kPrimingCalls = 3;
 // Workers of later calls started while a call runs: each takes its own uid and is frozen during
-// every window of the calls before its own (see ScoreOnce). With the running one, at most
-// kWorkerUidCount workers are alive. A Python worker takes about four calls' untimed time to
-// import torch; ratchet-worker starts in less than two.
+// every window of the calls before its own (see ScoreOnce). With the running one and the last
+// call's stopped worker, at most kWorkerUidCount workers are alive and not exiting; a Python
+// worker four calls ahead takes the uid of the last call's worker once that one is exiting. A Python worker takes about four calls' untimed time to
+// import torch; ratchet-worker starts in less than two on a CPU (0.4 s) and about three on a
+// GPU (0.7 s, with its device context), where it is started three calls ahead once the first
+// worker has said that it runs on one.
 constexpr size_t kPythonWorkersAhead = kWorkerUidCount - 1;
 constexpr size_t kNativeWorkersAhead = 2;
+constexpr size_t kNativeWorkersAheadOnGpu = 3;
 // How long a frozen worker's threads may take to stop (one inside a driver call stops only when
 // the call returns).
 constexpr double kFreezeTimeoutS = 10;
-// How long the processes of a killed worker's uid may take to be gone before the run goes on
-// without them (a process whose exit the kernel cannot finish; noted in the call's phases).
+// How long the last call's worker, frozen after its timed call, may take to stop before the next
+// calibration; past it, that worker is killed and its teardown waited for instead.
+constexpr double kPreviousFreezeTimeoutS = 1;
+// How long the processes of a killed worker may take to be gone before the run goes on without
+// waiting for them (a process whose exit the kernel cannot finish).
 constexpr double kGoneTimeoutS = 10;
-
 
 // Waits until none of `pids` is alive (gone, or a zombie: its memory, files and device context
 // released), or `timeout_s` passes; false on the timeout.
@@ -44,8 +51,7 @@ bool AwaitGone(const std::vector<pid_t>& pids, double timeout_s) {
   for (pid_t pid : pids) {
     for (;;) {
       std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
-      const std::string text((std::istreambuf_iterator<char>(stat)),
-                             std::istreambuf_iterator<char>());
+      std::string text((std::istreambuf_iterator<char>(stat)), std::istreambuf_iterator<char>());
       const size_t paren = text.rfind(')');
       if (!stat || paren == std::string::npos || paren + 2 >= text.size()) break;  // gone
       const char state = text[paren + 2];
@@ -128,7 +134,8 @@ Result<RunOutcome> ScoreOnce(const RunInputs& inputs, const ProgressSink& say) {
   outcome.plan = *plan;
   DrawSource draws(inputs.seed, inputs.datasets);
 
-  Result<WorkerLaunch> launched = LaunchFor(inputs.submission, rules, inputs.covered, inputs.python);
+  Result<WorkerLaunch> launched =
+      LaunchFor(inputs.submission, rules, inputs.covered, inputs.python);
   if (!launched.ok()) return launched.status();
   const WorkerLaunch& launch = *launched;
   const EmptyInputs empty(rules.draw);
@@ -136,23 +143,52 @@ Result<RunOutcome> ScoreOnce(const RunInputs& inputs, const ProgressSink& say) {
   const bool sandbox_full = DescribeSandbox().full;
   const size_t count = outcome.plan.calls.size();
 
-  // A finished call's worker dies in the background (a GPU context takes about 0.1 s to tear
-  // down) while the next call's worker starts; the call is complete, its log and exit kept, once
-  // that worker is gone, and every other process of its uid there was at the kill (whatever the
-  // method started, maybe with a device context of its own): waited for before the next
-  // calibration begins.
+  // A finished call's worker dies in the background (its GPU context takes about 0.1 s to tear
+  // down, and a teardown slows the device's other work) while the next call runs; the call is
+  // complete, its log and exit kept, once that worker is gone. Under the full sandbox the worker
+  // is frozen after its timed call (every process of its uid stopped) and killed only after the
+  // next call's calibration, so that its teardown overlaps that call's import and warm-up, never
+  // a window (what it queued on the device before it stopped may still run beside that
+  // calibration: see clean_overhead_ms); it is gone, with every process of its uid, before the
+  // next call's priming. The last call's worker, one that cannot be stopped, and every worker
+  // under a partial sandbox are killed at once and gone before the next calibration.
   struct Finishing {
     std::unique_ptr<WorkerProcess> worker;
     CallRecord record;
-    std::vector<pid_t> pids;  // every process of its uid after the kill, exiting or not
+    int64_t call_started_ns = 0;
+    bool killed = false;
+    std::vector<pid_t> pids;  // every process of its uid when it was killed
     std::thread reaper;
     ~Finishing() {
       if (reaper.joinable()) reaper.join();
     }
   };
   std::unique_ptr<Finishing> finishing;
+  const bool defer_teardown = sandbox_full;
+  // Kills the finished call's worker, if not yet, and lets it die on a thread: it is gone once
+  // the worker and every other process of its uid at the kill (what the method started) are.
+  // The status is that of stopping them (a process that did not begin to exit).
+  auto release_previous = [&]() -> Status {
+    if (!finishing || finishing->killed) return Status::Ok();
+    Finishing* done = finishing.get();
+    if (sandbox_full) done->pids = ProcessesOfUser(done->worker->uid());
+    Status stopped = done->worker->Kill();
+    done->killed = true;
+    done->record.phases["steps"]["killed"] = (MonotonicNs() - done->call_started_ns) / 1e6;
+    done->reaper = std::thread([done] {
+      done->worker->Close();
+      if (!AwaitGone(done->pids, kGoneTimeoutS)) {
+        done->record.phases["not_gone"] = "a process of the worker's uid was still there " +
+                                          std::to_string(static_cast<int>(kGoneTimeoutS)) +
+                                          " s after it was killed";
+      }
+      done->record.phases["steps"]["closed"] = (MonotonicNs() - done->call_started_ns) / 1e6;
+    });
+    return stopped;
+  };
   auto finish_previous = [&] {
     if (!finishing) return;
+    (void)release_previous();  // waited for here in any case
     finishing->reaper.join();
     CallRecord& record = finishing->record;
     record.log = finishing->worker->log();
@@ -180,9 +216,9 @@ Result<RunOutcome> ScoreOnce(const RunInputs& inputs, const ProgressSink& say) {
   std::deque<Ahead> ahead;
   // Under a partial sandbox every worker has ratchet's own uid, and nothing would keep a method
   // from the workers ahead: none is started ahead there.
-  const size_t workers_ahead = !sandbox_full             ? 0
-                               : inputs.submission.native ? kNativeWorkersAhead
-                                                          : kPythonWorkersAhead;
+  size_t workers_ahead = !sandbox_full              ? 0
+                         : inputs.submission.native ? kNativeWorkersAhead
+                                                    : kPythonWorkersAhead;
   size_t started = 0;  // calls whose worker is started
   auto start_worker = [&]() -> Status {
     const uid_t uid = kWorkerUids[started % kWorkerUidCount];
@@ -193,8 +229,8 @@ Result<RunOutcome> ScoreOnce(const RunInputs& inputs, const ProgressSink& say) {
     Result<std::unique_ptr<WorkerProcess>> worker = WorkerProcess::Start(launch, uid);
     if (!worker.ok()) return worker.status();
     next.worker = std::move(*worker);
-    next.not_sent = next.worker->Send(HelloCommand(rules, *next.worker), rules.limits.worker_start_s,
-                                      "starting the worker");
+    next.not_sent = next.worker->Send(HelloCommand(rules, *next.worker),
+                                      rules.limits.worker_start_s, "starting the worker");
     ahead.push_back(std::move(next));
     ++started;
     return Status::Ok();
@@ -211,7 +247,8 @@ Result<RunOutcome> ScoreOnce(const RunInputs& inputs, const ProgressSink& say) {
       if (!stop || !first.ok()) break;
       first = next.worker->AwaitFrozen(kFreezeTimeoutS, /*whole_uid=*/false);
     }
-    return first.Annotate(stop ? "freezing the workers started ahead" : "thawing the workers started ahead");
+    return first.Annotate(stop ? "freezing the workers started ahead"
+                               : "thawing the workers started ahead");
   };
   // When the run ends, nothing of the sandbox users is left behind, dying or not.
   auto finish_run = [&] {
@@ -219,6 +256,19 @@ Result<RunOutcome> ScoreOnce(const RunInputs& inputs, const ProgressSink& say) {
     ahead.clear();  // each is killed and waited for
     if (sandbox_full) KillWorkerUids();
   };
+  // The memory a method uses (the board's, or the machine's), read before a method is loaded
+  // while the last call's worker is still dying (scorer/headroom.h); opened during the first
+  // call's warm-up. Without it the run waits for every teardown.
+  std::unique_ptr<MemoryGauge> gauge;
+  std::string gauge_missing = "the memory was not read";
+  // The slowest calibrated overhead of the run's calibrations made with no earlier method alive
+  // (the first call's, and each one made again): a calibration made beside the last call's
+  // stopped worker is made again, once that worker is gone, when it is slower than this by more
+  // than the floor's slack. What that worker had queued on the device still runs beside it and
+  // would raise the overhead, which lowers the scorer's-clock floor of the call.
+  std::optional<double> clean_overhead_ms;
+  // The next call's warm-up draw, made during this call's warm-up.
+  std::optional<Result<Draw>> next_warm;
 
   for (size_t index = 0; index < count; ++index) {
     const PlannedCall& planned = outcome.plan.calls[index];
@@ -229,9 +279,9 @@ Result<RunOutcome> ScoreOnce(const RunInputs& inputs, const ProgressSink& say) {
     }
     if (Seconds(run_started) > rules.limits.run_max_s) {
       finish_run();
-      outcome.failure = CallFailure{"run-time", "the run took more than " +
-                                                    std::to_string(rules.limits.run_max_s / 60) +
-                                                    " minutes"};
+      outcome.failure =
+          CallFailure{"run-time", "the run took more than " +
+                                      std::to_string(rules.limits.run_max_s / 60) + " minutes"};
       return outcome;
     }
     // Before the first worker, whatever an older run or another scorer left of the worker uids
@@ -242,8 +292,8 @@ Result<RunOutcome> ScoreOnce(const RunInputs& inputs, const ProgressSink& say) {
       if (index == 0 && !finishing) return status;
       finish_run();
       outcome.harness_failure = CallFailure{
-          "crash", "the harness could not run call " + std::to_string(index + 1) + ": " +
-                       status.message(),
+          "crash",
+          "the harness could not run call " + std::to_string(index + 1) + ": " + status.message(),
           /*harness=*/true};
       return std::move(outcome);
     };
@@ -255,28 +305,36 @@ Result<RunOutcome> ScoreOnce(const RunInputs& inputs, const ProgressSink& say) {
     // phases: where a run's wall time goes.
     const int64_t call_started_ns = MonotonicNs();
     Json steps = Json::object();
+    // What happened to the last call's worker during this call (for the evidence).
+    Json previous = Json::object();
     auto step = [&](const char* name) { steps[name] = (MonotonicNs() - call_started_ns) / 1e6; };
     // This call's worker, unless it was started ahead; for the first call, the next ones too
     // (later calls start theirs while their method's warm-up runs, below).
     while (started < count && started <= (index == 0 ? workers_ahead : index)) {
       Status status = start_worker();
-      if (!status.ok()) return harness_error(status.Annotate("starting the worker of call " +
-                                                             std::to_string(started + 1)));
+      if (!status.ok()) {
+        return harness_error(
+            status.Annotate("starting the worker of call " + std::to_string(started + 1)));
+      }
     }
     Ahead current = std::move(ahead.front());
     ahead.pop_front();
     std::unique_ptr<WorkerProcess> owned = std::move(current.worker);
     steps["spawned"] = (current.spawned_ns - call_started_ns) / 1e6;
-    // The warm-up's draw is made now, the timed one during the warm-up; it reaches the worker
-    // only inside its window.
-    Result<Draw> warm = draws.Make(planned.warmup_dataset, planned.warmup_draw_index);
+    // The warm-up's draw was made during the last call's warm-up (the first call's is made
+    // now), the timed one is made during the warm-up; each reaches the worker only inside its
+    // window.
+    Result<Draw> warm = next_warm ? std::move(*next_warm)
+                                  : draws.Make(planned.warmup_dataset, planned.warmup_draw_index);
+    next_warm.reset();
     if (!warm.ok()) return harness_error(warm.status());
     Result<Draw> timed = Status::Internal("the timed draw was not made");
 
     Frame reply;
     std::optional<CallFailure> hello_failure =
-        current.not_sent ? current.not_sent
-                         : owned->Receive(rules.limits.worker_start_s, "starting the worker", &reply);
+        current.not_sent
+            ? current.not_sent
+            : owned->Receive(rules.limits.worker_start_s, "starting the worker", &reply);
     // A worker started during an earlier call shared the machine with that call's method, which
     // may have taken what the start needed (the device's memory): it starts again now, when
     // nothing of the earlier calls runs, and only a second failure is the harness's.
@@ -287,6 +345,7 @@ Result<RunOutcome> ScoreOnce(const RunInputs& inputs, const ProgressSink& say) {
       restarted_because = hello_failure->message;
       const std::string said = owned->log();
       if (!said.empty()) restarted_because += "\nworker output:\n" + said;
+      if (finishing) previous["waited"] = "this call's worker started ahead had failed";
       finish_previous();  // the last call's worker gone, its device memory released
       Result<std::unique_ptr<WorkerProcess>> again = WorkerProcess::Start(launch, uid);
       if (!again.ok()) {
@@ -321,6 +380,7 @@ Result<RunOutcome> ScoreOnce(const RunInputs& inputs, const ProgressSink& say) {
       // (each with its own device context and memory).
       record.phases["steps"] = steps;
       record.phases["alive_ahead"] = ahead.size();
+      if (!previous.empty()) record.phases["previous"] = previous;
       finish_run();  // the last call completed, the workers ahead and every worker uid killed
       if (!restarted_because.empty()) record.phases["restarted_because"] = restarted_because;
       record.log = worker.log();
@@ -342,8 +402,8 @@ Result<RunOutcome> ScoreOnce(const RunInputs& inputs, const ProgressSink& say) {
     if (hello_failure) {
       hello_failure->harness = true;
       if (!restarted_because.empty()) {
-        hello_failure->message += " (started again: the worker started ahead had failed too: " +
-                                  restarted_because + ")";
+        hello_failure->message +=
+            " (started again: the worker started ahead had failed too: " + restarted_because + ")";
       }
       return fail(*hello_failure);
     }
@@ -359,7 +419,9 @@ Result<RunOutcome> ScoreOnce(const RunInputs& inputs, const ProgressSink& say) {
         }
       }
     }
-    finish_previous();
+    // A last call's worker that was killed at once (a partial sandbox, or one that could not be
+    // stopped) is gone before this call's calibration.
+    if (finishing && (finishing->killed || !defer_teardown)) finish_previous();
     // Every field of the reply is checked for its type before it is used.
     auto text = [&reply](const char* key, const std::string& otherwise) {
       auto it = reply.header.find(key);
@@ -369,10 +431,10 @@ Result<RunOutcome> ScoreOnce(const RunInputs& inputs, const ProgressSink& say) {
     const Json uid = sandbox.is_object() ? sandbox.value("uid", Json()) : Json();
     if (sandbox_full &&
         (!uid.is_number_integer() || uid.get<int64_t>() != static_cast<int64_t>(worker.uid()))) {
-      return fail(CallFailure{"crash",
-                              "the worker does not run as its sandbox user (uid " +
-                                  std::to_string(worker.uid()) + ")",
-                              true});
+      return fail(CallFailure{
+          "crash",
+          "the worker does not run as its sandbox user (uid " + std::to_string(worker.uid()) + ")",
+          true});
     }
     if (index == 0 && inputs.before_first_window) {
       first_window_ready = true;
@@ -381,13 +443,18 @@ Result<RunOutcome> ScoreOnce(const RunInputs& inputs, const ProgressSink& say) {
     }
     if (index == 0) {
       say("  " + text("device_name", "?") + ", torch " + text("torch", "?") + ", sandbox " +
-          (sandbox_full ? "on" : "partial (" + DescribeSandbox().partial_reason +
-                                     "): not an official time"));
+          (sandbox_full
+               ? "on"
+               : "partial (" + DescribeSandbox().partial_reason + "): not an official time"));
     }
 
     // On a GPU the parent waits for each reply of the calibration and the timed call without
     // sleeping; on the CPU its core is the method's to use.
     const bool spin = text("device", "") == "cuda";
+    const std::string board_uuid = text("uuid", "");  // `reply` is the next request's from here
+    if (spin && workers_ahead == kNativeWorkersAhead && inputs.submission.native) {
+      workers_ahead = kNativeWorkersAheadOnGpu;
+    }
     // An empty call as the calibration makes it (and the empty calls before the timed one).
     auto empty_call = [&](const char* doing) {
       GoRequest request;
@@ -407,55 +474,132 @@ Result<RunOutcome> ScoreOnce(const RunInputs& inputs, const ProgressSink& say) {
       return CallFailure{"crash", status.message(), /*harness=*/true};
     };
     if (std::optional<CallFailure> failure = freeze(true)) return fail(*failure);
+    if (finishing && !finishing->killed) {
+      Status stopped = finishing->worker->AwaitFrozen(kPreviousFreezeTimeoutS, /*whole_uid=*/true);
+      if (!stopped.ok()) {
+        previous["waited"] = "not stopped in time: " + stopped.message();
+        finish_previous();
+        step("previous_closed");
+      }
+    }
     step("froze");
     // Calibration: the empty method's round trip, before the method is imported.
     std::vector<double> samples;
     std::vector<Json> calibration_phases;
-    for (int64_t i = 0; i < rules.timing.calibration_calls; ++i) {
-      GoResult result;
-      const GoRequest request = empty_call("calibrating the protocol");
-      if (std::optional<CallFailure> failure = Go(worker, request, rules.draw.test, &result)) {
-        failure->harness = true;
-        return fail(*failure);
+    auto calibrate = [&]() -> std::optional<CallFailure> {
+      samples.clear();
+      calibration_phases.clear();
+      for (int64_t i = 0; i < rules.timing.calibration_calls; ++i) {
+        GoResult result;
+        const GoRequest request = empty_call("calibrating the protocol");
+        if (std::optional<CallFailure> failure = Go(worker, request, rules.draw.test, &result)) {
+          failure->harness = true;
+          return failure;
+        }
+        if (i >= rules.timing.calibration_discard) {
+          samples.push_back(result.parent_ms - result.ms);
+          calibration_phases.push_back(result.phases);
+        }
       }
-      if (i >= rules.timing.calibration_discard) {
-        samples.push_back(result.parent_ms - result.ms);
-        calibration_phases.push_back(result.phases);
+      record.overhead_ms = Median(samples);
+      return std::nullopt;
+    };
+    if (std::optional<CallFailure> failure = calibrate()) return fail(*failure);
+    const bool beside_previous = finishing && !finishing->killed;
+    if (beside_previous && (!clean_overhead_ms ||
+                            record.overhead_ms > *clean_overhead_ms + rules.timing.floor_slack_ms)) {
+      // Made beside the last call's stopped worker and slower than every calibration made with
+      // no method alive: made again with that worker gone.
+      previous["recalibrated"] = Json{{"overhead_ms", record.overhead_ms},
+                                      {"clean_overhead_ms", clean_overhead_ms
+                                                                ? Json(*clean_overhead_ms)
+                                                                : Json()}};
+      finish_previous();
+      step("previous_closed");
+      if (std::optional<CallFailure> failure = calibrate()) return fail(*failure);
+    }
+    if (!finishing) {  // made with no earlier method alive
+      clean_overhead_ms = std::max(clean_overhead_ms.value_or(0), record.overhead_ms);
+    }
+    step("calibrated");
+    // The last call's worker dies while this call's method is imported and warms up, unless
+    // the memory that method needs may not be free enough yet.
+    if (finishing && !finishing->killed) {
+      Status killed = release_previous();
+      step("previous_killed");
+      Result<MemoryReading> memory =
+          gauge ? gauge->Read() : Result<MemoryReading>(Status::Unavailable(gauge_missing));
+      if (memory.ok()) {
+        previous["memory"] = Json{{"of", gauge->Name()},
+                                  {"free_mib", memory->free_bytes >> 20},
+                                  {"total_mib", memory->total_bytes >> 20}};
+      }
+      if (!killed.ok() || !memory.ok() || !Ample(*memory)) {
+        previous["waited"] = !killed.ok()    ? killed.message()
+                             : !memory.ok()  ? memory.status().message()
+                                             : "less than " + std::string(kAmpleText) +
+                                                  " of the memory free";
+        finish_previous();
+        step("previous_closed");
       }
     }
-    record.overhead_ms = Median(samples);
-    step("calibrated");
     if (std::optional<CallFailure> failure = freeze(false)) return fail(*failure);
 
-    const std::string entry = inputs.submission.native ? folder + "/" + BaseName(inputs.submission.library)
-                                                       : folder + "/" + BaseName(inputs.submission.path);
-    if (std::optional<CallFailure> failure =
-            worker.Request(Json{{"cmd", "load"}, {"path", entry}, {"function", inputs.submission.function}},
-                           rules.limits.import_s, "importing the method file", &reply)) {
+    const std::string entry = inputs.submission.native
+                                  ? folder + "/" + BaseName(inputs.submission.library)
+                                  : folder + "/" + BaseName(inputs.submission.path);
+    if (std::optional<CallFailure> failure = worker.Request(
+            Json{{"cmd", "load"}, {"path", entry}, {"function", inputs.submission.function}},
+            rules.limits.import_s, "importing the method file", &reply)) {
       return fail(*failure);
     }
     const double warm_limit_s =
-        (index == 0 ? rules.limits.warmup_max_call_ms : rules.limits.later_warmup_max_call_ms) / 1e3;
+        (index == 0 ? rules.limits.warmup_max_call_ms : rules.limits.later_warmup_max_call_ms) /
+        1e3;
     GoRequest warm_request;
     warm_request.draw = &*warm;
     warm_request.timeout_s = warm_limit_s;
     warm_request.stage_s = rules.limits.stage_s;
-    warm_request.doing = "running the method on the untimed warm-up on " + DrawPhrase(warm->dataset);
+    warm_request.doing =
+        "running the method on the untimed warm-up on " + DrawPhrase(warm->dataset);
     // While the method warms up: the timed draw, and the workers of the next calls.
     Status ahead_started;
     warm_request.while_waiting = [&] {
       timed = draws.Make(planned.dataset, planned.draw_index);
+      if (index + 1 < count) {
+        const PlannedCall& next = outcome.plan.calls[index + 1];
+        next_warm = draws.Make(next.warmup_dataset, next.warmup_draw_index);
+      }
+      if (index == 0 && defer_teardown && !gauge) {
+        if (!spin) {
+          gauge = HostMemoryGauge();
+        } else if (board_uuid.empty()) {
+          gauge_missing = "the worker named no board";
+        } else if (Result<NvmlApi> api = BindNvml(); !api.ok()) {
+          gauge_missing = api.status().message();
+        } else if (Result<std::unique_ptr<MemoryGauge>> board = BoardMemoryGauge(*api, board_uuid);
+                   !board.ok()) {
+          gauge_missing = board.status().message();
+        } else {
+          gauge = std::move(*board);
+        }
+      }
       while (ahead_started.ok() && started < count && started <= index + workers_ahead) {
-        ahead_started = start_worker().Annotate("starting the worker of call " +
-                                                std::to_string(started + 1));
+        ahead_started =
+            start_worker().Annotate("starting the worker of call " + std::to_string(started + 1));
       }
     };
     step("loaded");
     GoResult warm_result;
-    if (std::optional<CallFailure> failure = Go(worker, warm_request, rules.draw.test, &warm_result)) {
+    if (std::optional<CallFailure> failure =
+            Go(worker, warm_request, rules.draw.test, &warm_result)) {
       return fail(*failure);
     }
     step("warmed");
+    if (finishing) {
+      finish_previous();  // gone before any window of this call's method
+      step("previous_closed");
+    }
     // The harness's failures from here on keep this call as attempted, its log with it.
     if (!timed.ok()) return fail(CallFailure{"crash", timed.status().message(), /*harness=*/true});
     if (!ahead_started.ok()) {
@@ -463,7 +607,8 @@ Result<RunOutcome> ScoreOnce(const RunInputs& inputs, const ProgressSink& say) {
     }
     // The inputs' sha256 goes into the evidence.
     record.inputs_sha256 = InputsSha256(*timed);
-    const size_t frozen_ahead = ahead.size();  // one more than in the calibration, when started since
+    const size_t frozen_ahead =
+        ahead.size();  // one more than in the calibration, when started since
     if (std::optional<CallFailure> failure = freeze(true)) return fail(*failure);
     step("refroze");
     // The timed window is entered as each calibration call's was: right after empty calls of the
@@ -486,14 +631,14 @@ Result<RunOutcome> ScoreOnce(const RunInputs& inputs, const ProgressSink& say) {
     timed_request.doing = "running the method on " + DrawPhrase(timed->dataset);
     timed_request.spin = spin;
     GoResult timed_result;
-    if (std::optional<CallFailure> failure = Go(worker, timed_request, rules.draw.test, &timed_result)) {
+    if (std::optional<CallFailure> failure =
+            Go(worker, timed_request, rules.draw.test, &timed_result)) {
       return fail(*failure);
     }
     if (timed_result.ms > rules.limits.max_call_ms) {
-      return fail(CallFailure{"timeout", "a call took " + FormatFixed(timed_result.ms, 0, true) +
-                                             " ms; the limit is " +
-                                             FormatGrouped(static_cast<int64_t>(rules.limits.max_call_ms)) +
-                                             " ms"});
+      return fail(CallFailure{
+          "timeout", "a call took " + FormatFixed(timed_result.ms, 0, true) + " ms; the limit is " +
+                         FormatGrouped(static_cast<int64_t>(rules.limits.max_call_ms)) + " ms"});
     }
     record.ms = timed_result.ms;
     record.parent_ms = timed_result.parent_ms;
@@ -508,26 +653,24 @@ Result<RunOutcome> ScoreOnce(const RunInputs& inputs, const ProgressSink& say) {
     record.phases = Json{{"timed", timed_result.phases},
                          {"calibration", MedianPhases(calibration_phases)},
                          {"frozen_ahead", frozen_ahead}};
+    if (!previous.empty()) record.phases["previous"] = previous;
     if (!restarted_because.empty()) record.phases["restarted_because"] = restarted_because;
-    // Nothing of the method runs after this; the next worker may start while this one dies.
-    Status killed = worker.Kill();
-    step("killed");
-    if (!killed.ok()) record.phases["kill"] = killed.message();
     finishing = std::make_unique<Finishing>();
     finishing->worker = std::move(owned);
     finishing->record = std::move(record);
+    finishing->call_started_ns = call_started_ns;
     finishing->record.phases["steps"] = steps;
-    if (sandbox_full) finishing->pids = ProcessesOfUser(finishing->worker->uid());
-    Finishing* done = finishing.get();
-    finishing->reaper = std::thread([done, call_started_ns] {
-      done->worker->Close();
-      if (!AwaitGone(done->pids, kGoneTimeoutS)) {
-        done->record.phases["not_gone"] = "a process of the worker's uid was still there " +
-                                          std::to_string(static_cast<int>(kGoneTimeoutS)) +
-                                          " s after it was killed";
-      }
-      done->record.phases["steps"]["closed"] = (MonotonicNs() - call_started_ns) / 1e6;
-    });
+    // The method's processes are stopped now (the parent confirms it before the next
+    // calibration; what they queued on the device still runs, see clean_overhead_ms) and killed
+    // after the next call's calibration (see Finishing), or killed now: the last call's, under a
+    // partial sandbox, or when they cannot be stopped.
+    const bool stopped = defer_teardown && index + 1 < count &&
+                         finishing->worker->Freeze(true, /*whole_uid=*/true).ok();
+    if (stopped) {
+      finishing->record.phases["steps"]["stopped"] = (MonotonicNs() - call_started_ns) / 1e6;
+    } else {
+      (void)release_previous();  // waited for before the next calibration
+    }
   }
   finish_run();
 

@@ -1,4 +1,4 @@
-# red-team: from its timed call on, a thread and a forked child keep printing the clock, to run on after the call; expected: scored like ncm.py, both ended with the call, before the next calibration
+# red-team: from its timed call on, a thread and a forked child keep printing the clock, to run on after the call; expected: scored like ncm.py, both stopped before the next calibration and killed
 import os
 import threading
 import time
