@@ -76,8 +76,9 @@ Result<UniqueFd> InputBuffer::ReadOnlyFd() const {
   return fd;
 }
 
-Status InputBuffer::Write(const float* train_x, size_t train_x_count, const int64_t* train_y,
-                          size_t train_y_count, const float* test_x, size_t test_x_count) {
+Result<std::vector<CopyPiece>> InputBuffer::Pieces(const float* train_x, size_t train_x_count,
+                                                   const int64_t* train_y, size_t train_y_count,
+                                                   const float* test_x, size_t test_x_count) {
   auto check = [](const char* name, size_t got, uint64_t expected) -> Status {
     if (got != expected) {
       return Status::Internal(std::string("input buffer: ") + name + " has " + std::to_string(got) +
@@ -88,9 +89,21 @@ Status InputBuffer::Write(const float* train_x, size_t train_x_count, const int6
   RATCHET_RETURN_IF_ERROR(check("train_x", train_x_count, layout_.train * layout_.dims));
   RATCHET_RETURN_IF_ERROR(check("train_y", train_y_count, layout_.train));
   RATCHET_RETURN_IF_ERROR(check("test_x", test_x_count, layout_.test * layout_.dims));
-  std::memcpy(data_ + layout_.train_x_offset(), train_x, train_x_count * sizeof(float));
-  std::memcpy(data_ + layout_.train_y_offset(), train_y, train_y_count * sizeof(int64_t));
-  std::memcpy(data_ + layout_.test_x_offset(), test_x, test_x_count * sizeof(float));
+  auto piece = [this](uint64_t offset, const void* from, size_t bytes) {
+    return CopyPiece{data_ + offset, static_cast<const unsigned char*>(from), bytes};
+  };
+  return std::vector<CopyPiece>{
+      piece(layout_.train_x_offset(), train_x, train_x_count * sizeof(float)),
+      piece(layout_.train_y_offset(), train_y, train_y_count * sizeof(int64_t)),
+      piece(layout_.test_x_offset(), test_x, test_x_count * sizeof(float))};
+}
+
+Status InputBuffer::Write(const float* train_x, size_t train_x_count, const int64_t* train_y,
+                          size_t train_y_count, const float* test_x, size_t test_x_count) {
+  Result<std::vector<CopyPiece>> pieces =
+      Pieces(train_x, train_x_count, train_y, train_y_count, test_x, test_x_count);
+  if (!pieces.ok()) return pieces.status();
+  for (const CopyPiece& piece : *pieces) std::memcpy(piece.to, piece.from, piece.bytes);
   return Status::Ok();
 }
 

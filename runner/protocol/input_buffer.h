@@ -30,6 +30,13 @@ struct InputLayout {
 inline constexpr int64_t kMaxInputRows = 1 << 20;
 inline constexpr int64_t kMaxInputDims = 1 << 12;
 
+// One contiguous copy of a write: `bytes` from `from` to `to`.
+struct CopyPiece {
+  unsigned char* to = nullptr;
+  const unsigned char* from = nullptr;
+  size_t bytes = 0;
+};
+
 // The parent's side: a memfd of layout.bytes(), mapped read-write into the parent.
 class InputBuffer {
  public:
@@ -52,6 +59,11 @@ class InputBuffer {
   // for the worker's fd 5: mmap(PROT_WRITE, MAP_SHARED) on it fails with EACCES.
   Result<UniqueFd> ReadOnlyFd() const;
 
+  // The copies a write of the three inputs makes (see CopyCrew); Internal when a count does not
+  // match the layout.
+  Result<std::vector<CopyPiece>> Pieces(const float* train_x, size_t train_x_count,
+                                        const int64_t* train_y, size_t train_y_count,
+                                        const float* test_x, size_t test_x_count);
   // Copies the three inputs into place; each size must match the layout.
   Status Write(const float* train_x, size_t train_x_count, const int64_t* train_y,
                size_t train_y_count, const float* test_x, size_t test_x_count);

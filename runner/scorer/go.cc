@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstring>
 
 #include "rules/judge.h"
 
@@ -99,11 +100,20 @@ std::optional<CallFailure> Go(WorkerProcess& worker, const GoRequest& request,
     std::copy(train_y.begin(), train_y.end(), staging->train_y.begin());
     std::copy(test_x.begin(), test_x.end(), staging->test_x.begin());
   }
+  Result<std::vector<CopyPiece>> pieces =
+      staging ? worker.buffer().Pieces(staging->train_x.data(), staging->train_x.size(),
+                                       staging->train_y.data(), staging->train_y.size(),
+                                       staging->test_x.data(), staging->test_x.size())
+              : worker.buffer().Pieces(train_x.data(), train_x.size(), train_y.data(),
+                                       train_y.size(), test_x.data(), test_x.size());
+  if (!pieces.ok()) return CallFailure{"crash", pieces.status().message(), /*harness=*/true};
+  if (request.crew) request.crew->Arm();
   const int64_t opened_ns = MonotonicNs();
-  Status written = staging ? worker.buffer().Write(staging->train_x, staging->train_y,
-                                                   staging->test_x)
-                           : worker.buffer().Write(train_x, train_y, test_x);
-  if (!written.ok()) return CallFailure{"crash", written.message(), /*harness=*/true};
+  if (request.crew) {
+    request.crew->Copy(pieces->data(), pieces->size());
+  } else {
+    for (const CopyPiece& piece : *pieces) std::memcpy(piece.to, piece.from, piece.bytes);
+  }
   const int64_t written_ns = MonotonicNs();
   const Json command = {{"cmd", "go"}, {"null", request.null_method}};
   std::optional<CallFailure> failure;

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "data/draw.h"
+#include "protocol/copy_crew.h"
 #include "rules/rule_set.h"
 #include "scorer/worker_process.h"
 
@@ -44,6 +45,9 @@ struct GoRequest {
   // arrives, not when the scheduler wakes the parent (on a GPU, where the method leaves the
   // processor's cores idle; the empty calls of the calibration spin the same way).
   bool spin = false;
+  // When set, the window's write of the inputs is shared with its helper threads (woken before
+  // the window opens); else this thread copies them alone.
+  CopyCrew* crew = nullptr;
   // Work of the parent's done while the worker runs the method, between sending `go` and
   // reading its reply (for an untimed call only: it moves parent_ms). The `go`'s timeout still
   // counts from the send.

@@ -220,6 +220,9 @@ Result<RunOutcome> ScoreOnce(const RunInputs& inputs, const ProgressSink& say) {
                          : inputs.submission.native ? kNativeWorkersAhead
                                                     : kPythonWorkersAhead;
   size_t started = 0;  // calls whose worker is started
+  // On a GPU, the threads that share each window's write of the inputs (made at the first
+  // call's hello, which says where the method runs); on the CPU the write is this thread's alone.
+  std::unique_ptr<CopyCrew> crew;
   auto start_worker = [&]() -> Status {
     const uid_t uid = kWorkerUids[started % kWorkerUidCount];
     // Whatever of this uid an earlier call left is gone or exiting before another worker takes it.
@@ -455,6 +458,7 @@ Result<RunOutcome> ScoreOnce(const RunInputs& inputs, const ProgressSink& say) {
     if (spin && workers_ahead == kNativeWorkersAhead && inputs.submission.native) {
       workers_ahead = kNativeWorkersAheadOnGpu;
     }
+    if (spin && !crew) crew = std::make_unique<CopyCrew>(CopyCrew::HelpersFor(CopyCrew::UsableCores()));
     // An empty call as the calibration makes it (and the empty calls before the timed one).
     auto empty_call = [&](const char* doing) {
       GoRequest request;
@@ -465,6 +469,7 @@ Result<RunOutcome> ScoreOnce(const RunInputs& inputs, const ProgressSink& say) {
       request.stage_s = rules.limits.stage_s;
       request.doing = doing;
       request.spin = spin;
+      request.crew = crew.get();
       return request;
     };
     // Nothing of a later call's start-up runs during a window of this one.
@@ -630,6 +635,7 @@ Result<RunOutcome> ScoreOnce(const RunInputs& inputs, const ProgressSink& say) {
     timed_request.stage_s = rules.limits.stage_s;
     timed_request.doing = "running the method on " + DrawPhrase(timed->dataset);
     timed_request.spin = spin;
+    timed_request.crew = crew.get();
     GoResult timed_result;
     if (std::optional<CallFailure> failure =
             Go(worker, timed_request, rules.draw.test, &timed_result)) {
@@ -652,7 +658,8 @@ Result<RunOutcome> ScoreOnce(const RunInputs& inputs, const ProgressSink& say) {
     record.labels = std::move(timed_result.labels);
     record.phases = Json{{"timed", timed_result.phases},
                          {"calibration", MedianPhases(calibration_phases)},
-                         {"frozen_ahead", frozen_ahead}};
+                         {"frozen_ahead", frozen_ahead},
+                         {"write_threads", crew ? crew->threads() : 1}};
     if (!previous.empty()) record.phases["previous"] = previous;
     if (!restarted_because.empty()) record.phases["restarted_because"] = restarted_because;
     finishing = std::make_unique<Finishing>();

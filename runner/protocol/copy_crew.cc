@@ -1,0 +1,124 @@
+#include "protocol/copy_crew.h"
+
+#include <sched.h>
+
+#include <algorithm>
+#include <cstring>
+
+namespace ratchet {
+namespace {
+
+// A spinning thread's hint to the core that it waits (lets the other hyperthread run).
+inline void Pause() {
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_ia32_pause();
+#elif defined(__aarch64__)
+  asm volatile("yield");
+#endif
+}
+
+constexpr size_t kShareAlignment = 64;  // a cache line: no two threads write one
+
+}  // namespace
+
+int CopyCrew::HelpersFor(unsigned cores) {
+  if (cores < 8) return 0;
+  return static_cast<int>(std::min(3u, cores / 4 - 1));
+}
+
+unsigned CopyCrew::UsableCores() {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  if (sched_getaffinity(0, sizeof(set), &set) == 0) return static_cast<unsigned>(CPU_COUNT(&set));
+  return std::max(1u, std::thread::hardware_concurrency());
+}
+
+CopyCrew::CopyCrew(int helpers) {
+  for (int i = 1; i <= helpers; ++i) threads_.emplace_back([this, i] { Help(i); });
+}
+
+CopyCrew::~CopyCrew() {
+  stopping_.store(true, std::memory_order_relaxed);
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    quit_ = true;
+  }
+  wake_.notify_all();
+  for (std::thread& thread : threads_) thread.join();
+}
+
+void CopyCrew::Arm() {
+  if (threads_.empty() || armed_) return;
+  ready_.store(0, std::memory_order_relaxed);
+  done_.store(0, std::memory_order_relaxed);
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    ++arm_epoch_;
+  }
+  wake_.notify_all();
+  while (ready_.load(std::memory_order_acquire) < helpers()) Pause();
+  armed_ = true;
+}
+
+void CopyCrew::Copy(const CopyPiece* pieces, size_t count) {
+  pieces_ = pieces;
+  piece_count_ = count;
+  total_bytes_ = 0;
+  for (size_t i = 0; i < count; ++i) total_bytes_ += pieces[i].bytes;
+  if (threads_.empty()) {
+    CopyShare(0);
+    return;
+  }
+  Arm();
+  uint64_t epoch;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    epoch = arm_epoch_;
+  }
+  copy_epoch_.store(epoch, std::memory_order_release);  // the helpers start
+  CopyShare(0);
+  while (done_.load(std::memory_order_acquire) < helpers()) Pause();
+  armed_ = false;
+}
+
+void CopyCrew::Help(int index) {
+  uint64_t seen = 0;
+  while (true) {
+    {
+      std::unique_lock<std::mutex> lock(mutex_);
+      wake_.wait(lock, [&] { return quit_ || arm_epoch_ != seen; });
+      if (quit_) return;
+      seen = arm_epoch_;
+    }
+    ready_.fetch_add(1, std::memory_order_acq_rel);
+    while (copy_epoch_.load(std::memory_order_acquire) != seen) {
+      if (stopping_.load(std::memory_order_relaxed)) return;  // armed, and no copy came
+      Pause();
+    }
+    CopyShare(index);
+    done_.fetch_add(1, std::memory_order_acq_rel);
+  }
+}
+
+// Thread `index` of threads() copies bytes [index * share, (index + 1) * share) of the pieces
+// taken end to end.
+void CopyCrew::CopyShare(int index) const {
+  const size_t parts = threads_.size() + 1;
+  size_t share = (total_bytes_ + parts - 1) / parts;
+  share = (share + kShareAlignment - 1) / kShareAlignment * kShareAlignment;
+  size_t begin = std::min(total_bytes_, share * static_cast<size_t>(index));
+  const size_t end = std::min(total_bytes_, begin + share);
+  size_t at = 0;  // where the current piece starts, end to end
+  for (size_t i = 0; i < piece_count_ && begin < end; ++i) {
+    const CopyPiece& piece = pieces_[i];
+    const size_t piece_end = at + piece.bytes;
+    if (begin < piece_end) {
+      const size_t stop = std::min(end, piece_end);
+      std::memcpy(piece.to + (begin - at), piece.from + (begin - at), stop - begin);
+      begin = stop;
+    }
+    at = piece_end;
+  }
+}
+
+}  // namespace ratchet

@@ -1,0 +1,130 @@
+#include "protocol/copy_crew.h"
+
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <numeric>
+#include <vector>
+
+#include "protocol/input_buffer.h"
+
+namespace ratchet {
+namespace {
+
+TEST(CopyCrewTest, HelpersOnlyWhereTheMethodLeavesCoresIdle) {
+  EXPECT_EQ(CopyCrew::HelpersFor(1), 0);
+  EXPECT_EQ(CopyCrew::HelpersFor(2), 0);  // the development machine: the cores are the method's
+  EXPECT_EQ(CopyCrew::HelpersFor(7), 0);
+  EXPECT_EQ(CopyCrew::HelpersFor(8), 1);
+  EXPECT_EQ(CopyCrew::HelpersFor(12), 2);
+  EXPECT_EQ(CopyCrew::HelpersFor(16), 3);  // the H200 host: four threads write
+  EXPECT_EQ(CopyCrew::HelpersFor(128), 3);
+  EXPECT_GE(CopyCrew::UsableCores(), 1u);
+}
+
+// Three pieces of sizes that are not multiples of a share or of a cache line, so that shares
+// begin and end inside pieces and some thread's share spans two of them.
+struct Pieces {
+  explicit Pieces(const std::vector<size_t>& sizes) {
+    for (size_t size : sizes) {
+      from.emplace_back(size);
+      to.emplace_back(size, 0xEE);
+    }
+  }
+  void Fill(unsigned seed) {
+    for (size_t p = 0; p < from.size(); ++p) {
+      for (size_t i = 0; i < from[p].size(); ++i) {
+        from[p][i] = static_cast<unsigned char>((i * 131 + p * 17 + seed * 7) & 0xFF);
+      }
+    }
+  }
+  std::vector<CopyPiece> Plan() {
+    std::vector<CopyPiece> pieces;
+    for (size_t p = 0; p < from.size(); ++p)
+      pieces.push_back({to[p].data(), from[p].data(), from[p].size()});
+    return pieces;
+  }
+  std::vector<std::vector<unsigned char>> from, to;
+};
+
+class CopyCrewCopies : public ::testing::TestWithParam<int> {};
+
+TEST_P(CopyCrewCopies, EveryByteOfEveryPieceOnEveryCopy) {
+  CopyCrew crew(GetParam());
+  EXPECT_EQ(crew.helpers(), GetParam());
+  EXPECT_EQ(crew.threads(), GetParam() + 1);
+  Pieces pieces({2400001, 80003, 127});
+  std::vector<CopyPiece> plan = pieces.Plan();
+  for (unsigned round = 0; round < 20; ++round) {
+    pieces.Fill(round);
+    if (round % 2 == 0) crew.Arm();  // as before a window; Copy arms by itself otherwise
+    crew.Copy(plan.data(), plan.size());
+    for (size_t p = 0; p < plan.size(); ++p) {
+      ASSERT_EQ(pieces.to[p], pieces.from[p]) << "piece " << p << ", round " << round;
+    }
+  }
+}
+
+TEST_P(CopyCrewCopies, ACopySmallerThanOneShareEach) {
+  CopyCrew crew(GetParam());
+  Pieces pieces({3, 0, 5});
+  pieces.Fill(1);
+  std::vector<CopyPiece> plan = pieces.Plan();
+  crew.Copy(plan.data(), plan.size());
+  EXPECT_EQ(pieces.to[0], pieces.from[0]);
+  EXPECT_EQ(pieces.to[2], pieces.from[2]);
+}
+
+TEST_P(CopyCrewCopies, NothingOutsideThePiecesIsWritten) {
+  CopyCrew crew(GetParam());
+  // One buffer with a guard band before and after each piece's destination.
+  std::vector<unsigned char> from(1000), to(1000 + 3 * 64 + 64, 0xEE);
+  std::iota(from.begin(), from.end(), 0);
+  std::vector<CopyPiece> plan = {{to.data() + 64, from.data(), 500},
+                                 {to.data() + 64 + 500 + 64, from.data() + 500, 300},
+                                 {to.data() + 64 + 800 + 128, from.data() + 800, 200}};
+  crew.Copy(plan.data(), plan.size());
+  for (size_t i = 0; i < to.size(); ++i) {
+    const bool inside = (i >= 64 && i < 564) || (i >= 628 && i < 928) || (i >= 992 && i < 1192);
+    if (!inside) {
+      ASSERT_EQ(to[i], 0xEE) << "byte " << i << " outside every piece was written";
+    }
+  }
+  EXPECT_EQ(0, std::memcmp(to.data() + 64, from.data(), 500));
+  EXPECT_EQ(0, std::memcmp(to.data() + 628, from.data() + 500, 300));
+  EXPECT_EQ(0, std::memcmp(to.data() + 992, from.data() + 800, 200));
+}
+
+TEST_P(CopyCrewCopies, ArmedAndNeverUsedItStillEnds) {
+  // A crew armed before a window that never opened (the call failed in between): its helpers
+  // spin for a copy that does not come, and the destructor must end them.
+  auto crew = std::make_unique<CopyCrew>(GetParam());
+  crew->Arm();
+  crew.reset();
+  SUCCEED();
+}
+
+INSTANTIATE_TEST_SUITE_P(Helpers, CopyCrewCopies, ::testing::Values(0, 1, 3));
+
+TEST(InputBufferPiecesTest, ThePiecesAreTheLayoutsAndCountsAreChecked) {
+  Result<InputLayout> layout = InputLayout::Make(3, 2, 4);
+  ASSERT_TRUE(layout.ok());
+  Result<InputBuffer> buffer = InputBuffer::Create(*layout);
+  ASSERT_TRUE(buffer.ok()) << buffer.status().message();
+  std::vector<float> train_x(12, 1.5f), test_x(8, -2.0f);
+  std::vector<int64_t> train_y = {1, 2, 3};
+  Result<std::vector<CopyPiece>> pieces = buffer->Pieces(
+      train_x.data(), train_x.size(), train_y.data(), train_y.size(), test_x.data(), test_x.size());
+  ASSERT_TRUE(pieces.ok()) << pieces.status().message();
+  ASSERT_EQ(pieces->size(), 3u);
+  EXPECT_EQ((*pieces)[1].to - (*pieces)[0].to, 48);  // train_y after train_x's 12 floats
+  EXPECT_EQ((*pieces)[2].to - (*pieces)[0].to, 72);  // test_x after train_y's 3 int64
+  EXPECT_EQ((*pieces)[0].bytes + (*pieces)[1].bytes + (*pieces)[2].bytes, layout->bytes());
+  Result<std::vector<CopyPiece>> short_y = buffer->Pieces(
+      train_x.data(), train_x.size(), train_y.data(), 2, test_x.data(), test_x.size());
+  ASSERT_FALSE(short_y.ok());
+  EXPECT_EQ(short_y.status().message(), "input buffer: train_y has 2 values, the layout 3");
+}
+
+}  // namespace
+}  // namespace ratchet
