@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <system_error>
 
 namespace ratchet {
 namespace {
@@ -34,17 +35,29 @@ unsigned CopyCrew::UsableCores() {
 }
 
 CopyCrew::CopyCrew(int helpers) {
-  for (int i = 1; i <= helpers; ++i) threads_.emplace_back([this, i] { Help(i); });
+  for (int i = 1; i <= helpers; ++i) {
+    try {
+      threads_.emplace_back([this, i] { Help(i); });
+    } catch (const std::system_error&) {
+      Stop();  // the ones started end; the caller copies alone
+      threads_.clear();
+      break;
+    }
+  }
 }
 
-CopyCrew::~CopyCrew() {
+CopyCrew::~CopyCrew() { Stop(); }
+
+void CopyCrew::Stop() {
   stopping_.store(true, std::memory_order_relaxed);
   {
     std::lock_guard<std::mutex> lock(mutex_);
     quit_ = true;
   }
   wake_.notify_all();
-  for (std::thread& thread : threads_) thread.join();
+  for (std::thread& thread : threads_) {
+    if (thread.joinable()) thread.join();
+  }
 }
 
 void CopyCrew::Arm() {
@@ -100,14 +113,16 @@ void CopyCrew::Help(int index) {
   }
 }
 
-// Thread `index` of threads() copies bytes [index * share, (index + 1) * share) of the pieces
-// taken end to end.
-void CopyCrew::CopyShare(int index) const {
-  const size_t parts = threads_.size() + 1;
-  size_t share = (total_bytes_ + parts - 1) / parts;
+CopyCrew::Share CopyCrew::ShareOf(int index, int threads, size_t total) {
+  const size_t parts = static_cast<size_t>(std::max(1, threads));
+  size_t share = (total + parts - 1) / parts;
   share = (share + kShareAlignment - 1) / kShareAlignment * kShareAlignment;
-  size_t begin = std::min(total_bytes_, share * static_cast<size_t>(index));
-  const size_t end = std::min(total_bytes_, begin + share);
+  const size_t begin = std::min(total, share * static_cast<size_t>(index));
+  return Share{begin, std::min(total, begin + share)};
+}
+
+void CopyCrew::CopyShare(int index) const {
+  auto [begin, end] = ShareOf(index, static_cast<int>(threads_.size()) + 1, total_bytes_);
   size_t at = 0;  // where the current piece starts, end to end
   for (size_t i = 0; i < piece_count_ && begin < end; ++i) {
     const CopyPiece& piece = pieces_[i];

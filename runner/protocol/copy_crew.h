@@ -20,12 +20,13 @@ namespace ratchet {
 class CopyCrew {
  public:
   // How many helpers a machine of `cores` usable cores gets: none below 8 (there the cores are
-  // the method's), else one per four cores less the caller's, at most 3 (4 threads in all:
-  // beyond that the copy gains little on the machines measured, docs/performance.md).
+  // the method's), else a quarter of the cores less the caller's, at most 3 (4 threads in all:
+  // on the H200 host 4 threads took 0.113 ms, 6 took 0.077 ms, docs/performance.md).
   static int HelpersFor(unsigned cores);
   // The cores this process may run on (its affinity mask; the machine's count if unreadable).
   static unsigned UsableCores();
 
+  // Starts `helpers` threads; fewer (down to none) when the system cannot start them all.
   explicit CopyCrew(int helpers);
   CopyCrew(const CopyCrew&) = delete;
   CopyCrew& operator=(const CopyCrew&) = delete;
@@ -41,7 +42,15 @@ class CopyCrew {
   // pieces taken end to end); returns when all of it is copied. Arms first when Arm was not called.
   void Copy(const CopyPiece* pieces, size_t count);
 
+  // Bytes [begin, end) of `total` (the pieces end to end) that thread `index` of `threads`
+  // copies: contiguous, starting at multiples of 64 bytes, together each byte exactly once.
+  struct Share {
+    size_t begin = 0, end = 0;
+  };
+  static Share ShareOf(int index, int threads, size_t total);
+
  private:
+  void Stop();  // every helper ends and is joined
   void Help(int index);
   void CopyShare(int index) const;
 

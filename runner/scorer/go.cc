@@ -33,8 +33,9 @@ int64_t MonotonicNs() {
 namespace {
 constexpr const char* kPhaseNames[] = {"write", "to_worker", "inputs", "method", "labels",
                                        "to_parent"};
-// Before the window: the `gc` round trip and the copy into the staging area.
-constexpr const char* kBeforeNames[] = {"collect", "stage"};
+// Before the window: the `gc` round trip, the copy into the staging area, and (with a crew)
+// waking the write's helper threads.
+constexpr const char* kBeforeNames[] = {"collect", "stage", "arm"};
 }  // namespace
 
 Json WindowPhases(int64_t opened_ns, int64_t written_ns, int64_t returned_ns, const Json& clock_ns) {
@@ -107,6 +108,7 @@ std::optional<CallFailure> Go(WorkerProcess& worker, const GoRequest& request,
               : worker.buffer().Pieces(train_x.data(), train_x.size(), train_y.data(),
                                        train_y.size(), test_x.data(), test_x.size());
   if (!pieces.ok()) return CallFailure{"crash", pieces.status().message(), /*harness=*/true};
+  const int64_t staged_ns = MonotonicNs();
   if (request.crew) request.crew->Arm();
   const int64_t opened_ns = MonotonicNs();
   if (request.crew) {
@@ -142,7 +144,8 @@ std::optional<CallFailure> Go(WorkerProcess& worker, const GoRequest& request,
       WindowPhases(opened_ns, written_ns, returned_ns, reply.header.value("clock_ns", Json()));
   if (result->phases.is_object()) {
     result->phases["collect"] = (collected_ns - collect_ns) / 1e6;
-    result->phases["stage"] = (opened_ns - collected_ns) / 1e6;
+    result->phases["stage"] = (staged_ns - collected_ns) / 1e6;
+    if (request.crew) result->phases["arm"] = (opened_ns - staged_ns) / 1e6;
   }
   return std::nullopt;
 }

@@ -63,7 +63,7 @@ struct GoResult {
   // had read it), inputs (the worker's copies to the device, the flush), method (the worker's
   // clock around the method), labels (checking the output, turning it into labels), to_parent
   // (the reply, until the parent had read it); and before the window, collect (the `gc` round
-  // trip) and stage (the copy into the staging area). Empty when the worker reported no instants. The
+  // trip), stage (the copy into the staging area) and, with a crew, arm (its helpers woken). Empty when the worker reported no instants. The
   // worker's instants come from the method's process, so this is a diagnostic, never evidence
   // the judge reads.
   Json phases;

@@ -383,6 +383,7 @@ Result<RunOutcome> ScoreOnce(const RunInputs& inputs, const ProgressSink& say) {
       // (each with its own device context and memory).
       record.phases["steps"] = steps;
       record.phases["alive_ahead"] = ahead.size();
+      if (crew) record.phases["write_threads"] = crew->threads();
       if (!previous.empty()) record.phases["previous"] = previous;
       finish_run();  // the last call completed, the workers ahead and every worker uid killed
       if (!restarted_because.empty()) record.phases["restarted_because"] = restarted_because;

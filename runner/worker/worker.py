@@ -221,7 +221,6 @@ class Worker:
         self.cpu_flush = None  # larger than the CPU's caches, written before every go
         self.views = None     # the three inputs over the buffer, from hello on
         self.inputs = None    # the three device tensors, the same on every call
-        self.events = None    # on CUDA: the two timing events, reused by every go
         self.method = None
 
     def handle(self, command):
@@ -368,9 +367,7 @@ class Worker:
                 self.flush.zero_()
             sync()
             if CUDA:
-                if self.events is None:
-                    self.events = (Event(enable_timing=True), Event(enable_timing=True))
-                start, end = self.events
+                start, end = Event(enable_timing=True), Event(enable_timing=True)
             started_ns = monotonic_ns()
             started = perf_counter()
             if CUDA:

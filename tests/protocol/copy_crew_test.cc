@@ -22,6 +22,30 @@ TEST(CopyCrewTest, HelpersOnlyWhereTheMethodLeavesCoresIdle) {
   EXPECT_GE(CopyCrew::UsableCores(), 1u);
 }
 
+TEST(CopyCrewTest, EveryThreadGetsItsOwnAlignedShareAndTogetherEveryByte) {
+  for (int threads : {1, 2, 3, 4}) {
+    for (size_t total : {size_t{0}, size_t{10}, size_t{64}, size_t{4880000}, size_t{4880001}}) {
+      size_t next = 0;
+      for (int index = 0; index < threads; ++index) {
+        CopyCrew::Share share = CopyCrew::ShareOf(index, threads, total);
+        EXPECT_EQ(share.begin, next)
+            << threads << " threads, " << total << " bytes, thread " << index;
+        EXPECT_LE(share.begin, share.end);
+        if (share.begin < total) {
+          EXPECT_EQ(share.begin % 64, 0u);
+        }
+        next = share.end;
+      }
+      EXPECT_EQ(next, total) << threads << " threads, " << total << " bytes";
+    }
+  }
+  // The standard draw's 4,880,000 bytes: the helpers get work, not thread 0 all of it.
+  CopyCrew::Share first = CopyCrew::ShareOf(0, 4, 4880000);
+  CopyCrew::Share last = CopyCrew::ShareOf(3, 4, 4880000);
+  EXPECT_EQ(first.end - first.begin, 1220032u);
+  EXPECT_EQ(last.end - last.begin, 4880000u - 3 * 1220032u);
+}
+
 // Three pieces of sizes that are not multiples of a share or of a cache line, so that shares
 // begin and end inside pieces and some thread's share spans two of them.
 struct Pieces {
