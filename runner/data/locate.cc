@@ -4,6 +4,7 @@
 
 #include <cstdlib>
 #include <filesystem>
+#include <future>
 #include <system_error>
 
 #include "core/file.h"
@@ -144,9 +145,13 @@ Result<LocatedDataset> LocateDataset(const DataSearch& search, const std::string
                                 ".gz in " + directory + "). The right files come from " +
                                 spec->source);
       }
-      Result<VerifiedIdx> images = ReadVerifiedIdx(*spec, IdxKind::kImages, paths[0]);
-      if (!images.ok()) return images.status();
+      // The images (most of the bytes) are read and verified on a thread while the labels are.
+      std::future<Result<VerifiedIdx>> reading_images = std::async(
+          std::launch::async,
+          [spec, path = paths[0]] { return ReadVerifiedIdx(*spec, IdxKind::kImages, path); });
       Result<VerifiedIdx> labels = ReadVerifiedIdx(*spec, IdxKind::kLabels, paths[1]);
+      Result<VerifiedIdx> images = reading_images.get();
+      if (!images.ok()) return images.status();
       if (!labels.ok()) return labels.status();
       dataset.present = true;
       dataset.images_path = paths[0];
@@ -160,12 +165,24 @@ Result<LocatedDataset> LocateDataset(const DataSearch& search, const std::string
 }
 
 Result<std::vector<LocatedDataset>> LocateDatasets(const DataSearch& search) {
-  std::vector<LocatedDataset> located;
+  // Each dataset is read and verified on a thread of its own (a run waits for all of them before
+  // its first worker starts); the first error in the registry's order is the one returned.
+  std::vector<std::future<Result<LocatedDataset>>> locating;
   for (const DatasetSpec& spec : DatasetRegistry()) {
-    Result<LocatedDataset> dataset = LocateDataset(search, spec.name);
-    if (!dataset.ok()) return dataset.status();
-    located.push_back(std::move(dataset).value());
+    locating.push_back(std::async(
+        std::launch::async, [&search, name = spec.name] { return LocateDataset(search, name); }));
   }
+  std::vector<LocatedDataset> located;
+  Status first;
+  for (std::future<Result<LocatedDataset>>& dataset : locating) {
+    Result<LocatedDataset> found = dataset.get();
+    if (!found.ok()) {
+      if (first.ok()) first = found.status();
+      continue;
+    }
+    located.push_back(std::move(found).value());
+  }
+  if (!first.ok()) return first;
   return located;
 }
 

@@ -55,9 +55,9 @@ Status AwaitStopped(const std::vector<pid_t>& pids, double timeout_s);
 // that uid would see ratchet kill its processes and remove its files).
 Status CheckWorkerUids();
 
-// CheckWorkerUids, then ReapSandbox of every worker uid: before the first sandboxed process of
-// a command, whatever an earlier run of any uid left (a method's child that outlived a killed
-// ratchet) goes.
+// CheckWorkerUids, then ReapSandbox of every worker uid (each world-writable folder walked once
+// for all of them): before the first sandboxed process of a command, whatever an earlier run of
+// any uid left (a method's child that outlived a killed ratchet) goes.
 Status ReapWorkerUids();
 
 // KillSandboxProcesses of every worker uid; the first error is returned, every uid is tried.

@@ -135,6 +135,33 @@ TEST_F(ReapTest, RemovesOnlyWhatTheUidOwns) {
   EXPECT_TRUE(Exists(shared.path()));
 }
 
+// Every worker uid's files go in one reap, each world-writable folder walked once for all of
+// them; a file of a uid outside the worker uids stays, and so does root's.
+TEST_F(ReapTest, ReapWorkerUidsRemovesTheFilesOfEveryWorkerUid) {
+  SKIP_UNLESS_ROOT();
+  if (!CheckWorkerUids().ok()) GTEST_SKIP() << "a worker uid has a user on this machine";
+  TempDir shared;  // under /tmp, root's, as a run's evidence or build folder would be
+  const std::string nested = shared / "a/b";
+  ASSERT_EQ(mkdir((shared / "a").c_str(), 0755), 0);
+  ASSERT_EQ(mkdir(nested.c_str(), 01777), 0);
+  std::vector<std::string> workers;
+  for (uid_t uid : kWorkerUids) {
+    workers.push_back(nested + "/w" + std::to_string(uid));
+    ASSERT_TRUE(WriteFileAtomic(workers.back(), "x").ok());
+    ASSERT_EQ(chown(workers.back().c_str(), uid, kSandboxGid), 0);
+  }
+  const std::string stranger = nested + "/stranger", ours = nested + "/root.dat";
+  ASSERT_TRUE(WriteFileAtomic(stranger, "s").ok());
+  ASSERT_EQ(chown(stranger.c_str(), 4242, 4242), 0);
+  ASSERT_TRUE(WriteFileAtomic(ours, "r").ok());
+
+  Status reaped = ReapWorkerUids();
+  ASSERT_TRUE(reaped.ok()) << reaped.message();
+  for (const std::string& path : workers) EXPECT_FALSE(Exists(path)) << path;
+  EXPECT_TRUE(Exists(stranger));
+  EXPECT_TRUE(Exists(ours));
+}
+
 struct IpcIds {
   int shm = -1, sem = -1, msg = -1;
 };
