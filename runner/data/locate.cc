@@ -145,10 +145,17 @@ Result<LocatedDataset> LocateDataset(const DataSearch& search, const std::string
                                 ".gz in " + directory + "). The right files come from " +
                                 spec->source);
       }
-      // The images (most of the bytes) are read and verified on a thread while the labels are.
-      std::future<Result<VerifiedIdx>> reading_images = std::async(
-          std::launch::async,
-          [spec, path = paths[0]] { return ReadVerifiedIdx(*spec, IdxKind::kImages, path); });
+      // The images (most of the bytes) are read and verified on a thread while the labels are
+      // (here, when no thread can be started).
+      auto read_images = [spec, path = paths[0]] {
+        return ReadVerifiedIdx(*spec, IdxKind::kImages, path);
+      };
+      std::future<Result<VerifiedIdx>> reading_images;
+      try {
+        reading_images = std::async(std::launch::async, read_images);
+      } catch (const std::system_error&) {
+        reading_images = std::async(std::launch::deferred, read_images);
+      }
       Result<VerifiedIdx> labels = ReadVerifiedIdx(*spec, IdxKind::kLabels, paths[1]);
       Result<VerifiedIdx> images = reading_images.get();
       if (!images.ok()) return images.status();
@@ -169,8 +176,12 @@ Result<std::vector<LocatedDataset>> LocateDatasets(const DataSearch& search) {
   // its first worker starts); the first error in the registry's order is the one returned.
   std::vector<std::future<Result<LocatedDataset>>> locating;
   for (const DatasetSpec& spec : DatasetRegistry()) {
-    locating.push_back(std::async(
-        std::launch::async, [&search, name = spec.name] { return LocateDataset(search, name); }));
+    auto locate = [&search, name = spec.name] { return LocateDataset(search, name); };
+    try {
+      locating.push_back(std::async(std::launch::async, locate));
+    } catch (const std::system_error&) {  // no thread: read when its result is asked for
+      locating.push_back(std::async(std::launch::deferred, locate));
+    }
   }
   std::vector<LocatedDataset> located;
   Status first;

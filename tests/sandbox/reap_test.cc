@@ -10,6 +10,7 @@
 #include <sys/syscall.h>
 
 #include <algorithm>
+#include <filesystem>
 #include <fstream>
 
 #include "probe_fixture.h"
@@ -140,9 +141,12 @@ TEST_F(ReapTest, RemovesOnlyWhatTheUidOwns) {
 TEST_F(ReapTest, ReapWorkerUidsRemovesTheFilesOfEveryWorkerUid) {
   SKIP_UNLESS_ROOT();
   if (!CheckWorkerUids().ok()) GTEST_SKIP() << "a worker uid has a user on this machine";
-  TempDir shared;  // under /tmp, root's, as a run's evidence or build folder would be
-  const std::string nested = shared / "a/b";
-  ASSERT_EQ(mkdir((shared / "a").c_str(), 0755), 0);
+  // Under /tmp itself (not $TMPDIR), root's, as a run's evidence or build folder would be.
+  char pattern[] = "/tmp/ratchet-reap-XXXXXX";
+  ASSERT_NE(mkdtemp(pattern), nullptr);
+  const std::string shared = pattern;
+  const std::string nested = shared + "/a/b";
+  ASSERT_EQ(mkdir((shared + "/a").c_str(), 0755), 0);
   ASSERT_EQ(mkdir(nested.c_str(), 01777), 0);
   std::vector<std::string> workers;
   for (uid_t uid : kWorkerUids) {
@@ -160,6 +164,13 @@ TEST_F(ReapTest, ReapWorkerUidsRemovesTheFilesOfEveryWorkerUid) {
   for (const std::string& path : workers) EXPECT_FALSE(Exists(path)) << path;
   EXPECT_TRUE(Exists(stranger));
   EXPECT_TRUE(Exists(ours));
+  // One uid's reap leaves the files of the other worker uids.
+  const std::string other = nested + "/other";
+  ASSERT_TRUE(WriteFileAtomic(other, "o").ok());
+  ASSERT_EQ(chown(other.c_str(), kWorkerUids[1], kSandboxGid), 0);
+  ASSERT_TRUE(ReapSandbox(kWorkerUids[0]).ok());
+  EXPECT_TRUE(Exists(other));
+  std::filesystem::remove_all(shared);
 }
 
 struct IpcIds {
