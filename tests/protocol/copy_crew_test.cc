@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <cstring>
 #include <numeric>
 #include <vector>
@@ -129,6 +130,37 @@ TEST_P(CopyCrewCopies, ArmedAndNeverUsedItStillEnds) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Helpers, CopyCrewCopies, ::testing::Values(0, 1, 3));
+
+// A helper the system stops (here: one that sleeps) costs the copy about one share, not as long
+// as it is stopped, whether it stalls before taking its share or while it holds it; Settle waits
+// for it, and the next copy is whole.
+TEST(CopyCrewStallTest, AStalledHelperDoesNotHoldTheCopy) {
+  for (bool before_taking : {true, false}) {
+    CopyCrew crew(2);
+    Pieces pieces({2400001, 80003, 2400000});
+    std::vector<CopyPiece> plan = pieces.Plan();
+    crew.StallForTesting(2, before_taking, 1000000);  // 1 s
+    // The caller waits 0.1 s after its own share, so that the helper takes its share first when
+    // it is not stalled before taking it.
+    crew.StallForTesting(0, false, 100000);
+    pieces.Fill(1);
+    crew.Arm();
+    const auto started = std::chrono::steady_clock::now();
+    crew.Copy(plan.data(), plan.size());
+    const auto copied = std::chrono::steady_clock::now();
+    for (size_t p = 0; p < plan.size(); ++p) ASSERT_EQ(pieces.to[p], pieces.from[p]) << p;
+    EXPECT_LT(copied - started, std::chrono::milliseconds(500))
+        << (before_taking ? "stalled before taking its share" : "stalled holding its share");
+    crew.Settle();
+    EXPECT_GE(std::chrono::steady_clock::now() - started, std::chrono::milliseconds(900))
+        << "Settle returned before the stalled helper was done";
+    crew.StallForTesting(2, before_taking, 0);
+    crew.StallForTesting(0, false, 0);
+    pieces.Fill(2);
+    crew.Copy(plan.data(), plan.size());
+    for (size_t p = 0; p < plan.size(); ++p) ASSERT_EQ(pieces.to[p], pieces.from[p]) << p;
+  }
+}
 
 TEST(InputBufferPiecesTest, ThePiecesAreTheLayoutsAndCountsAreChecked) {
   Result<InputLayout> layout = InputLayout::Make(3, 2, 4);
