@@ -85,6 +85,7 @@ void CopyCrew::Arm() {
 }
 
 void CopyCrew::Copy(const CopyPiece* pieces, size_t count) {
+  Settle();  // no helper of the last copy reads what follows while it changes
   pieces_ = pieces;
   piece_count_ = count;
   total_bytes_ = 0;
@@ -116,7 +117,10 @@ void CopyCrew::Copy(const CopyPiece* pieces, size_t count) {
     const auto deadline = std::chrono::steady_clock::now() + patience;
     while (share_state_[i].load(std::memory_order_acquire) != kCopied) {
       if (std::chrono::steady_clock::now() > deadline) {
-        CopyShare(i);  // its helper is late: the same bytes again, by the caller
+        // Its helper is late: the caller copies the same bytes again. Both write the same values
+        // from sources that stay as they are until Settle (and the worker maps the buffer
+        // read-only), so the two copies overlapping is harmless, though formally a data race.
+        CopyShare(i);
         break;
       }
       Pause();
@@ -159,7 +163,19 @@ void CopyCrew::StallForTesting(int index, bool before_taking, int64_t microsecon
 
 void CopyCrew::Stall(int index, bool before_taking) const {
   const int64_t us = stall_us_[2 * index + (before_taking ? 1 : 0)];
-  if (us > 0) std::this_thread::sleep_for(std::chrono::microseconds(us));
+  if (us <= 0) return;
+  if (index > 0) {
+    std::this_thread::sleep_for(std::chrono::microseconds(us));
+    return;
+  }
+  // The caller: until every helper has taken its share, for at most `us`.
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::microseconds(us);
+  for (int i = 1; i <= helpers() && std::chrono::steady_clock::now() < deadline; ++i) {
+    while (share_state_[i].load(std::memory_order_acquire) == kPending &&
+           std::chrono::steady_clock::now() < deadline) {
+      std::this_thread::sleep_for(std::chrono::microseconds(200));
+    }
+  }
 }
 
 CopyCrew::Share CopyCrew::ShareOf(int index, int threads, size_t total) {

@@ -44,7 +44,8 @@ class CopyCrew {
   // A helper that has not taken its share when the caller is done with its own loses it to the
   // caller, and one that is still copying its share after twice the time the caller took for its
   // own has it copied again by the caller (the same bytes): a helper the system stops for a while
-  // delays the copy by about one share, not by as long as it is stopped.
+  // delays the copy by one share (stopped before taking it) or about three (stopped holding it),
+  // not by as long as it is stopped; its late writes may overlap what follows the copy.
   void Copy(const CopyPiece* pieces, size_t count);
   // Returns once every helper is done with the last Copy (one the caller overtook may still be
   // writing its share's bytes): call it before the sources of the last Copy change, so that no
@@ -52,8 +53,9 @@ class CopyCrew {
   void Settle();
 
   // For tests: helper `index` (1..helpers) sleeps `microseconds` before it takes its share
-  // (`before_taking`) or after, before it copies it; index 0, the caller, after its own share,
-  // before it looks at the helpers' (`before_taking` false). 0 for no stall.
+  // (`before_taking`) or after, before it copies it; index 0, the caller, after its own share
+  // waits until every helper has taken its share, for at most `microseconds` (`before_taking`
+  // false). 0 for no stall.
   void StallForTesting(int index, bool before_taking, int64_t microseconds);
 
   // Bytes [begin, end) of `total` (the pieces end to end) that thread `index` of `threads`

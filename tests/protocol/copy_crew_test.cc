@@ -81,6 +81,7 @@ TEST_P(CopyCrewCopies, EveryByteOfEveryPieceOnEveryCopy) {
   Pieces pieces({2400001, 80003, 127});
   std::vector<CopyPiece> plan = pieces.Plan();
   for (unsigned round = 0; round < 20; ++round) {
+    crew.Settle();  // the sources change only once the last copy is settled
     pieces.Fill(round);
     if (round % 2 == 0) crew.Arm();  // as before a window; Copy arms by itself otherwise
     crew.Copy(plan.data(), plan.size());
@@ -139,20 +140,20 @@ TEST(CopyCrewStallTest, AStalledHelperDoesNotHoldTheCopy) {
     CopyCrew crew(2);
     Pieces pieces({2400001, 80003, 2400000});
     std::vector<CopyPiece> plan = pieces.Plan();
-    crew.StallForTesting(2, before_taking, 1000000);  // 1 s
-    // The caller waits 0.1 s after its own share, so that the helper takes its share first when
-    // it is not stalled before taking it.
-    crew.StallForTesting(0, false, 100000);
+    crew.StallForTesting(2, before_taking, 2000000);  // 2 s
+    // After its own share the caller waits (at most 0.3 s) until the helpers have taken their
+    // shares: the one not stalled before taking it then holds it.
+    crew.StallForTesting(0, false, 300000);
     pieces.Fill(1);
     crew.Arm();
     const auto started = std::chrono::steady_clock::now();
     crew.Copy(plan.data(), plan.size());
     const auto copied = std::chrono::steady_clock::now();
     for (size_t p = 0; p < plan.size(); ++p) ASSERT_EQ(pieces.to[p], pieces.from[p]) << p;
-    EXPECT_LT(copied - started, std::chrono::milliseconds(500))
+    EXPECT_LT(copied - started, std::chrono::milliseconds(1000))
         << (before_taking ? "stalled before taking its share" : "stalled holding its share");
     crew.Settle();
-    EXPECT_GE(std::chrono::steady_clock::now() - started, std::chrono::milliseconds(900))
+    EXPECT_GE(std::chrono::steady_clock::now() - started, std::chrono::milliseconds(1800))
         << "Settle returned before the stalled helper was done";
     crew.StallForTesting(2, before_taking, 0);
     crew.StallForTesting(0, false, 0);
