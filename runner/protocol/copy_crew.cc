@@ -3,6 +3,7 @@
 #include <sched.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstring>
 #include <system_error>
 
@@ -19,6 +20,7 @@ inline void Pause() {
 }
 
 constexpr size_t kShareAlignment = 64;  // a cache line: no two threads write one
+constexpr int kPending = 0, kTaken = 1, kCopied = 2;
 
 }  // namespace
 
@@ -35,6 +37,8 @@ unsigned CopyCrew::UsableCores() {
 }
 
 CopyCrew::CopyCrew(int helpers) {
+  share_state_.reset(new std::atomic<int>[static_cast<size_t>(std::max(0, helpers)) + 1]);
+  stall_us_.assign(2 * (static_cast<size_t>(std::max(0, helpers)) + 1), 0);
   for (int i = 1; i <= helpers; ++i) {
     try {
       threads_.emplace_back([this, i] { Help(i); });
@@ -60,10 +64,17 @@ void CopyCrew::Stop() {
   }
 }
 
+void CopyCrew::Settle() {
+  if (threads_.empty() || armed_ || !copied_once_) return;
+  while (done_.load(std::memory_order_acquire) < helpers()) Pause();
+}
+
 void CopyCrew::Arm() {
   if (threads_.empty() || armed_) return;
+  Settle();
   ready_.store(0, std::memory_order_relaxed);
   done_.store(0, std::memory_order_relaxed);
+  for (int i = 1; i <= helpers(); ++i) share_state_[i].store(kPending, std::memory_order_relaxed);
   {
     std::lock_guard<std::mutex> lock(mutex_);
     ++arm_epoch_;
@@ -74,6 +85,7 @@ void CopyCrew::Arm() {
 }
 
 void CopyCrew::Copy(const CopyPiece* pieces, size_t count) {
+  Settle();  // no helper of the last copy reads what follows while it changes
   pieces_ = pieces;
   piece_count_ = count;
   total_bytes_ = 0;
@@ -89,9 +101,33 @@ void CopyCrew::Copy(const CopyPiece* pieces, size_t count) {
     epoch = arm_epoch_;
   }
   copy_epoch_.store(epoch, std::memory_order_release);  // the helpers start
+  const auto started = std::chrono::steady_clock::now();
   CopyShare(0);
-  while (done_.load(std::memory_order_acquire) < helpers()) Pause();
+  const auto own = std::chrono::steady_clock::now() - started;
+  Stall(0, /*before_taking=*/false);
+  const auto patience =
+      std::max<std::chrono::steady_clock::duration>(2 * own, std::chrono::microseconds(20));
+  for (int i = 1; i <= helpers(); ++i) {
+    int state = kPending;
+    if (share_state_[i].compare_exchange_strong(state, kTaken, std::memory_order_acq_rel)) {
+      CopyShare(i);  // its helper has not begun: the caller's now
+      share_state_[i].store(kCopied, std::memory_order_release);
+      continue;
+    }
+    const auto deadline = std::chrono::steady_clock::now() + patience;
+    while (share_state_[i].load(std::memory_order_acquire) != kCopied) {
+      if (std::chrono::steady_clock::now() > deadline) {
+        // Its helper is late: the caller copies the same bytes again. Both write the same values
+        // from sources that stay as they are until Settle (and the worker maps the buffer
+        // read-only), so the two copies overlapping is harmless, though formally a data race.
+        CopyShare(i);
+        break;
+      }
+      Pause();
+    }
+  }
   armed_ = false;
+  copied_once_ = true;
 }
 
 void CopyCrew::Help(int index) {
@@ -108,8 +144,37 @@ void CopyCrew::Help(int index) {
       if (stopping_.load(std::memory_order_relaxed)) return;  // armed, and no copy came
       Pause();
     }
-    CopyShare(index);
+    Stall(index, /*before_taking=*/true);
+    int state = kPending;
+    if (share_state_[index].compare_exchange_strong(state, kTaken, std::memory_order_acq_rel)) {
+      Stall(index, /*before_taking=*/false);
+      CopyShare(index);
+      share_state_[index].store(kCopied, std::memory_order_release);
+    }
     done_.fetch_add(1, std::memory_order_acq_rel);
+  }
+}
+
+void CopyCrew::StallForTesting(int index, bool before_taking, int64_t microseconds) {
+  if (index >= 0 && index <= helpers()) {
+    stall_us_[2 * index + (before_taking ? 1 : 0)] = microseconds;
+  }
+}
+
+void CopyCrew::Stall(int index, bool before_taking) const {
+  const int64_t us = stall_us_[2 * index + (before_taking ? 1 : 0)];
+  if (us <= 0) return;
+  if (index > 0) {
+    std::this_thread::sleep_for(std::chrono::microseconds(us));
+    return;
+  }
+  // The caller: until every helper has taken its share, for at most `us`.
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::microseconds(us);
+  for (int i = 1; i <= helpers() && std::chrono::steady_clock::now() < deadline; ++i) {
+    while (share_state_[i].load(std::memory_order_acquire) == kPending &&
+           std::chrono::steady_clock::now() < deadline) {
+      std::this_thread::sleep_for(std::chrono::microseconds(200));
+    }
   }
 }
 

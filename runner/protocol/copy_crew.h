@@ -9,6 +9,7 @@
 #include <condition_variable>
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <mutex>
 #include <thread>
 #include <vector>
@@ -26,7 +27,7 @@ class CopyCrew {
   // The cores this process may run on (its affinity mask; the machine's count if unreadable).
   static unsigned UsableCores();
 
-  // Starts `helpers` threads; fewer (down to none) when the system cannot start them all.
+  // Starts `helpers` threads; none when the system cannot start them all.
   explicit CopyCrew(int helpers);
   CopyCrew(const CopyCrew&) = delete;
   CopyCrew& operator=(const CopyCrew&) = delete;
@@ -40,7 +41,22 @@ class CopyCrew {
   void Arm();
   // Copies every piece, split into one contiguous share per thread (at 64-byte boundaries of the
   // pieces taken end to end); returns when all of it is copied. Arms first when Arm was not called.
+  // A helper that has not taken its share when the caller is done with its own loses it to the
+  // caller, and one that is still copying its share after twice the time the caller took for its
+  // own has it copied again by the caller (the same bytes): a helper the system stops for a while
+  // delays the copy by one share (stopped before taking it) or about three (stopped holding it),
+  // not by as long as it is stopped; its late writes may overlap what follows the copy.
   void Copy(const CopyPiece* pieces, size_t count);
+  // Returns once every helper is done with the last Copy (one the caller overtook may still be
+  // writing its share's bytes): call it before the sources of the last Copy change, so that no
+  // helper copies a later draw into the buffer outside its window. Arm calls it too.
+  void Settle();
+
+  // For tests: helper `index` (1..helpers) sleeps `microseconds` before it takes its share
+  // (`before_taking`) or after, before it copies it; index 0, the caller, after its own share
+  // waits until every helper has taken its share, for at most `microseconds` (`before_taking`
+  // false). 0 for no stall.
+  void StallForTesting(int index, bool before_taking, int64_t microseconds);
 
   // Bytes [begin, end) of `total` (the pieces end to end) that thread `index` of `threads`
   // copies: contiguous, starting at multiples of 64 bytes, together each byte exactly once.
@@ -53,16 +69,22 @@ class CopyCrew {
   void Stop();  // every helper ends and is joined
   void Help(int index);
   void CopyShare(int index) const;
+  void Stall(int index, bool before_taking) const;
 
   std::vector<std::thread> threads_;
   std::mutex mutex_;
   std::condition_variable wake_;
-  uint64_t arm_epoch_ = 0;  // under mutex_; raised by Arm
-  bool quit_ = false;       // under mutex_
-  bool armed_ = false;      // the caller's own: Arm was called and its Copy has not come yet
-  std::atomic<bool> stopping_{false};    // the destructor's word to a helper that spins
-  std::atomic<int> ready_{0};            // helpers spinning for this epoch's copy
-  std::atomic<int> done_{0};             // helpers whose share is copied
+  uint64_t arm_epoch_ = 0;    // under mutex_; raised by Arm
+  bool quit_ = false;         // under mutex_
+  bool armed_ = false;        // the caller's own: Arm was called and its Copy has not come yet
+  bool copied_once_ = false;  // the caller's own: a Copy with helpers was made
+  std::atomic<bool> stopping_{false};  // the destructor's word to a helper that spins
+  std::atomic<int> ready_{0};          // helpers spinning for this epoch's copy
+  std::atomic<int> done_{0};           // helpers through with this epoch's Copy
+  // Per share of a helper (index 1..helpers): kPending, kTaken (by its helper or the caller),
+  // kCopied. Reset by Arm.
+  std::unique_ptr<std::atomic<int>[]> share_state_;
+  std::vector<int64_t> stall_us_;        // [2 * index + before_taking], for tests; 0 in use
   std::atomic<uint64_t> copy_epoch_{0};  // set to the arm epoch when the pieces are in place
   const CopyPiece* pieces_ = nullptr;    // written before copy_epoch_ (release), read after
   size_t piece_count_ = 0;

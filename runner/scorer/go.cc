@@ -131,6 +131,9 @@ std::optional<CallFailure> Go(WorkerProcess& worker, const GoRequest& request,
     failure = worker.Request(command, request.timeout_s, request.doing, &reply, request.spin);
   }
   const int64_t returned_ns = MonotonicNs();
+  // A helper the caller overtook may still be writing its share (the same bytes): it is done
+  // before anything else writes the buffer or the staging area.
+  if (request.crew) request.crew->Settle();
   result->parent_ms = (returned_ns - opened_ns) / 1e6;
   if (failure) return failure;
   auto ms = reply.header.find("ms");

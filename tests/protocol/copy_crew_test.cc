@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <cstring>
 #include <numeric>
 #include <vector>
@@ -80,6 +81,7 @@ TEST_P(CopyCrewCopies, EveryByteOfEveryPieceOnEveryCopy) {
   Pieces pieces({2400001, 80003, 127});
   std::vector<CopyPiece> plan = pieces.Plan();
   for (unsigned round = 0; round < 20; ++round) {
+    crew.Settle();  // the sources change only once the last copy is settled
     pieces.Fill(round);
     if (round % 2 == 0) crew.Arm();  // as before a window; Copy arms by itself otherwise
     crew.Copy(plan.data(), plan.size());
@@ -129,6 +131,37 @@ TEST_P(CopyCrewCopies, ArmedAndNeverUsedItStillEnds) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Helpers, CopyCrewCopies, ::testing::Values(0, 1, 3));
+
+// A helper the system stops (here: one that sleeps) costs the copy about one share, not as long
+// as it is stopped, whether it stalls before taking its share or while it holds it; Settle waits
+// for it, and the next copy is whole.
+TEST(CopyCrewStallTest, AStalledHelperDoesNotHoldTheCopy) {
+  for (bool before_taking : {true, false}) {
+    CopyCrew crew(2);
+    Pieces pieces({2400001, 80003, 2400000});
+    std::vector<CopyPiece> plan = pieces.Plan();
+    crew.StallForTesting(2, before_taking, 2000000);  // 2 s
+    // After its own share the caller waits (at most 0.3 s) until the helpers have taken their
+    // shares: the one not stalled before taking it then holds it.
+    crew.StallForTesting(0, false, 300000);
+    pieces.Fill(1);
+    crew.Arm();
+    const auto started = std::chrono::steady_clock::now();
+    crew.Copy(plan.data(), plan.size());
+    const auto copied = std::chrono::steady_clock::now();
+    for (size_t p = 0; p < plan.size(); ++p) ASSERT_EQ(pieces.to[p], pieces.from[p]) << p;
+    EXPECT_LT(copied - started, std::chrono::milliseconds(1000))
+        << (before_taking ? "stalled before taking its share" : "stalled holding its share");
+    crew.Settle();
+    EXPECT_GE(std::chrono::steady_clock::now() - started, std::chrono::milliseconds(1800))
+        << "Settle returned before the stalled helper was done";
+    crew.StallForTesting(2, before_taking, 0);
+    crew.StallForTesting(0, false, 0);
+    pieces.Fill(2);
+    crew.Copy(plan.data(), plan.size());
+    for (size_t p = 0; p < plan.size(); ++p) ASSERT_EQ(pieces.to[p], pieces.from[p]) << p;
+  }
+}
 
 TEST(InputBufferPiecesTest, ThePiecesAreTheLayoutsAndCountsAreChecked) {
   Result<InputLayout> layout = InputLayout::Make(3, 2, 4);
