@@ -2,6 +2,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <unistd.h>
 
 #include <utility>
@@ -35,6 +36,12 @@ Result<WorkerChannel> WorkerChannel::Create(const FrameLimits& reply_limits) {
   RATCHET_RETURN_IF_ERROR(SetNonblocking(channel.from_worker_.get()));
   channel.limits_ = reply_limits;
   return channel;
+}
+
+bool WorkerChannel::ReplyWaiting() const {
+  if (!from_worker_.valid()) return false;
+  struct pollfd entry = {from_worker_.get(), POLLIN, 0};
+  return poll(&entry, 1, 0) > 0 && (entry.revents & (POLLIN | POLLHUP | POLLERR)) != 0;
 }
 
 void WorkerChannel::CloseWorkerEnds() {

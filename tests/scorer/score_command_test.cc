@@ -193,6 +193,12 @@ TEST(ScoreCommandTest, BadUsageExitsTwo) {
     EXPECT_EQ(run.exit_code, 2) << c.message << "\n" << run.err;
     EXPECT_NE(run.err.find(c.message), std::string::npos) << run.err;
   }
+  // A pairing the environment names that ratchet does not know: nothing is written.
+  BinaryRun run = RunRatchet({"score", ncm, "--out", dir / "unwritten"},
+                             {"RATCHET_PAIR_WARMUPS=sometimes"});
+  EXPECT_EQ(run.exit_code, 2) << run.err;
+  EXPECT_NE(run.err.find("RATCHET_PAIR_WARMUPS is \"sometimes\""), std::string::npos) << run.err;
+  EXPECT_FALSE(PathExists(dir / "unwritten"));
 }
 
 // The workers of the next calls start while a call runs, each as a uid of its own, and are
@@ -293,6 +299,106 @@ TEST(ScoreCommandTest, AMethodRunsNothingDuringTheNextCalibration) {
   }
   for (uid_t uid : kWorkerUids) {
     EXPECT_TRUE(ProcessesOfUser(uid).empty()) << "a process of uid " << uid << " was left";
+  }
+}
+
+// Warm-ups in pairs, made at every call that can lead one (RATCHET_PAIR_WARMUPS=always; by
+// default only on a GPU): of the fast rules' four calls, call 2 calibrates call 3's worker after
+// its own, both warm up side by side, and call 3 goes on from its priming; call 2's worker is
+// killed after its timed call, gone before call 3's priming; every call keeps its own uid, and
+// the evidence stands under `ratchet audit`.
+TEST(ScoreCommandTest, TwoCallsWarmUpSideBySideAndAreTimedEachAlone) {
+  if (!HavePython()) GTEST_SKIP() << "no python3 that imports torch";
+  if (geteuid() != 0) GTEST_SKIP() << "warm-ups are paired only under the full sandbox";
+  TempDir dir;
+  const std::string out = dir / "evidence";
+  const std::string rules = FastRules(dir);
+  BinaryRun run = RunRatchet({"score", SourceDir() + "/baselines/submissions/ncm.py", "--band",
+                              "3000", "--rules", rules, "--out", out},
+                             {"RATCHET_PAIR_WARMUPS=always"});
+  ASSERT_TRUE(run.exit_code == 0 || run.exit_code == 1) << run.out << run.err;
+  for (const std::string& rule : Broken(Report(out))) {
+    EXPECT_TRUE(rule.rfind("dispersion-", 0) == 0 || rule.rfind("timing-", 0) == 0)
+        << rule << "\n" << run.out;
+  }
+  Json calls = Json::parse(*ReadFile(out + "/records/ncm/run-1/calls.json"));
+  ASSERT_EQ(calls.size(), 4u);
+  // A step of call i on the monotonic clock, from its worker's own instant of answering hello.
+  auto at_ns = [&calls](size_t i, const std::string& step) {
+    const Json& call = calls[i];
+    EXPECT_TRUE(call["phases"]["steps"].contains(step)) << "call " << i + 1 << ": " << step;
+    const double started = call["worker"]["clock_ns"]["replying"].get<double>() -
+                           call["phases"]["steps"]["worker_replying"].get<double>() * 1e6;
+    return started + call["phases"]["steps"].value(step, 0.0) * 1e6;
+  };
+  const Json no_pair;
+  EXPECT_EQ(calls[0]["phases"].value("paired_with", no_pair), no_pair);
+  EXPECT_EQ(calls[1]["phases"].value("paired_with", no_pair), 3);
+  EXPECT_EQ(calls[2]["phases"].value("paired_with", no_pair), 2);
+  EXPECT_EQ(calls[3]["phases"].value("paired_with", no_pair), no_pair);
+  for (size_t i = 0; i < calls.size(); ++i) {
+    EXPECT_EQ(calls[i]["worker"]["sandbox"]["uid"], kWorkerUids[i % kWorkerUidCount]) << i;
+    EXPECT_FALSE(calls[i]["phases"].contains("restarted_because")) << i;
+  }
+  // Call 3's worker: calibrated after call 2's calibration, its method loaded after call 2's
+  // and warmed up before call 2's priming; stopped through call 2's priming and timed call, and
+  // thawed only once call 2's worker was gone.
+  EXPECT_GT(at_ns(2, "calibrated"), at_ns(1, "calibrated"));
+  EXPECT_LT(at_ns(2, "calibrated"), at_ns(1, "loaded"));
+  EXPECT_LT(at_ns(2, "warmed"), at_ns(1, "refroze"));
+  EXPECT_GT(at_ns(2, "thawed"), at_ns(1, "closed"));
+  EXPECT_LT(at_ns(2, "thawed"), at_ns(2, "primed"));
+  EXPECT_FALSE(calls[2]["phases"]["steps"].contains("froze"))
+      << "call 3 made no calibration of its own";
+  // Call 2's worker was killed after its timed call, not stopped (call 3 calibrates nothing
+  // beside it); call 1's and call 3's were stopped, the last call's killed.
+  EXPECT_FALSE(calls[1]["phases"]["steps"].contains("stopped"));
+  EXPECT_TRUE(calls[0]["phases"]["steps"].contains("stopped"));
+  EXPECT_TRUE(calls[2]["phases"]["steps"].contains("stopped"));
+  EXPECT_FALSE(calls[3]["phases"]["steps"].contains("stopped"));
+  // Stopped during call 2's timed call with the worker of call 4 started ahead.
+  EXPECT_EQ(calls[1]["phases"]["frozen_ahead"], 2);
+  BinaryRun audit = RunRatchet({"audit", out, "--rules", rules});
+  EXPECT_EQ(audit.exit_code, 0) << audit.out << audit.err;
+  EXPECT_NE(audit.out.find("the claim stands"), std::string::npos) << audit.out;
+  for (uid_t uid : kWorkerUids) {
+    EXPECT_TRUE(ProcessesOfUser(uid).empty()) << "a process of uid " << uid << " was left";
+  }
+}
+
+// A worker that fails to warm up beside the call before it is not charged with it: its call
+// starts a worker again, alone, as for a worker started ahead whose start failed. The red-team
+// method fails exactly when it warms up beside the worker of uid 65533 (call 2's).
+TEST(ScoreCommandTest, AFailureBesideThePairsOtherCallStartsTheCallAgainAlone) {
+  if (!HavePython()) GTEST_SKIP() << "no python3 that imports torch";
+  if (geteuid() != 0) GTEST_SKIP() << "warm-ups are paired only under the full sandbox";
+  TempDir dir;
+  const std::string out = dir / "evidence";
+  BinaryRun run = RunRatchet({"score", SourceDir() + "/tests/submissions/fails_beside_another.py:method",
+                              "--band", "3000", "--rules", FastRules(dir), "--out", out},
+                             {"RATCHET_PAIR_WARMUPS=always"});
+  ASSERT_TRUE(run.exit_code == 0 || run.exit_code == 1) << run.out << run.err;
+  for (const std::string& rule : Broken(Report(out))) {
+    EXPECT_TRUE(rule.rfind("dispersion-", 0) == 0 || rule.rfind("timing-", 0) == 0)
+        << rule << "\n" << run.out;
+  }
+  Json calls = Json::parse(*ReadFile(out + "/records/fails_beside_another/run-1/calls.json"));
+  ASSERT_EQ(calls.size(), 4u);
+  EXPECT_FALSE(calls[1]["phases"].contains("paired_with"));
+  EXPECT_TRUE(calls[1]["phases"]["steps"].contains("stopped"))
+      << "call 2 led no pair once call 3's warm-up failed";
+  // Call 3, started again alone, then led a pair with call 4 (uid 65531: nothing fails there).
+  EXPECT_EQ(calls[2]["phases"].value("paired_with", Json()), 4);
+  EXPECT_EQ(calls[3]["phases"].value("paired_with", Json()), 3);
+  ASSERT_TRUE(calls[2]["phases"].contains("restarted_because")) << calls[2]["phases"].dump();
+  const std::string because = calls[2]["phases"]["restarted_because"].get<std::string>();
+  EXPECT_NE(because.find("could not warm up beside call 2's"), std::string::npos) << because;
+  EXPECT_NE(because.find("warmed up beside the worker of uid 65533"), std::string::npos)
+      << because;
+  EXPECT_EQ(calls[2]["worker"]["sandbox"]["uid"], 65532);
+  // Call 3 was made whole, alone: its own calibration, load and warm-up.
+  for (const char* step : {"restarted", "calibrated", "loaded", "warmed"}) {
+    EXPECT_TRUE(calls[2]["phases"]["steps"].contains(step)) << step;
   }
 }
 
