@@ -266,6 +266,12 @@ Result<RunOutcome> ScoreOnce(const RunInputs& inputs, const ProgressSink& say) {
     return first.Annotate(stop ? "freezing the workers started ahead"
                                : "thawing the workers started ahead");
   };
+  // The workers ahead that are running (not one given back closed by a pair that failed).
+  auto live_ahead = [&] {
+    return static_cast<size_t>(std::count_if(ahead.begin(), ahead.end(), [](const Ahead& next) {
+      return next.worker && next.worker->pid() != -1;
+    }));
+  };
   // Warm-ups in pairs (docs/scoring.md, "Warm-ups in pairs"): a call may calibrate the next
   // call's worker right after its own, load the method into both and run both warm-ups side by
   // side; that worker is then stopped (every process of its uid) until its own call, which
@@ -284,6 +290,7 @@ Result<RunOutcome> ScoreOnce(const RunInputs& inputs, const ProgressSink& say) {
   };
   std::optional<Prepared> prepared;  // the next call's, when this call leads a pair
   const bool may_pair = defer_teardown && inputs.pairing != Pairing::kNever;
+  bool pairing_failed = false;  // a pair failed in this run: none is made again
   // When the run ends, nothing of the sandbox users is left behind, dying or not.
   auto finish_run = [&] {
     finish_previous();
@@ -352,6 +359,7 @@ Result<RunOutcome> ScoreOnce(const RunInputs& inputs, const ProgressSink& say) {
     Json previous = follower ? std::move(mine->previous) : Json::object();
     auto step = [&](const char* name) { steps[name] = (MonotonicNs() - call_started_ns) / 1e6; };
     std::unique_ptr<WorkerProcess> owned;
+    int64_t spawned_ns = 0;  // when this call's worker was started
     CallRecord record;
     std::vector<Json> calibration_phases;
     Result<Draw> warm = Status::Internal("the warm-up draw was not made");
@@ -385,6 +393,7 @@ Result<RunOutcome> ScoreOnce(const RunInputs& inputs, const ProgressSink& say) {
       Ahead current = std::move(ahead.front());
       ahead.pop_front();
       owned = std::move(current.worker);
+      spawned_ns = current.spawned_ns;
       steps["spawned"] = (current.spawned_ns - call_started_ns) / 1e6;
       // The warm-up's draw was made during the last call's warm-up (the first call's is made
       // now), the timed one is made during the warm-up; each reaches the worker only inside its
@@ -439,7 +448,7 @@ Result<RunOutcome> ScoreOnce(const RunInputs& inputs, const ProgressSink& say) {
       // What the machine held beside the failed call: its steps, and the workers started ahead
       // (each with its own device context and memory).
       record.phases["steps"] = steps;
-      record.phases["alive_ahead"] = ahead.size() + (prepared ? 1 : 0);
+      record.phases["alive_ahead"] = live_ahead() + (prepared ? 1 : 0);
       if (crew) record.phases["write_threads"] = crew->threads();
       if (!previous.empty()) record.phases["previous"] = previous;
       if (paired_with) record.phases["paired_with"] = paired_with;
@@ -637,7 +646,7 @@ Result<RunOutcome> ScoreOnce(const RunInputs& inputs, const ProgressSink& say) {
       // The next call's worker joins this call's warm-up when it has said hello (or, under
       // Pairing::kAlways, once it does) and the memory is ample with the last call's method
       // still holding its own: two methods like it then fit beside it.
-      bool pair = may_pair && (spin || inputs.pairing == Pairing::kAlways) && index > 0 &&
+      bool pair = may_pair && !pairing_failed && (spin || inputs.pairing == Pairing::kAlways) && index > 0 &&
                   index + 1 < count && !ahead.empty() && !ahead.front().not_sent &&
                   (inputs.pairing == Pairing::kAlways || ahead.front().hello ||
                    ahead.front().worker->ReplyWaiting());
@@ -679,9 +688,10 @@ Result<RunOutcome> ScoreOnce(const RunInputs& inputs, const ProgressSink& say) {
           joined.steps["hello"] = (MonotonicNs() - joined.call_started_ns) / 1e6;
           worker_steps(hello.header, &joined.steps, joined.call_started_ns);
           joined.worker = std::move(next.worker);
+          // Should the last call's worker have to go first, that is this call's step.
           failure = calibrate_clean(*joined.worker, &joined.record.overhead_ms,
-                                    &joined.calibration_phases, &joined.previous, &joined.steps,
-                                    joined.call_started_ns);
+                                    &joined.calibration_phases, &joined.previous, &steps,
+                                    call_started_ns);
           if (!failure) {
             joined.steps["calibrated"] = (MonotonicNs() - joined.call_started_ns) / 1e6;
             prepared = std::move(joined);
@@ -723,38 +733,48 @@ Result<RunOutcome> ScoreOnce(const RunInputs& inputs, const ProgressSink& say) {
               load_command(worker), rules.limits.import_s, "importing the method file", &reply)) {
         return fail(*failure);
       }
-      // A pair's failure that is not this call's (the next call's worker could not load or warm
-      // up its method beside this one): that worker is killed and its call starts one again,
-      // alone, where the same failure, if it comes again, is that call's.
+      step("loaded");
+      // A pair's failure (the next call's worker could not load its method, warm up or stop
+      // beside this one; or this call's warm-up failed beside it) is charged to neither call:
+      // each starts a worker again, alone, where the same failure, if it comes again, is that
+      // call's; and no pair is made again in this run, so that a method gets that second chance
+      // once at most.
       std::optional<CallFailure> joined_failed;
-      if (prepared) {
-        Frame loaded;
-        joined_failed = prepared->worker->Request(load_command(*prepared->worker),
-                                                  rules.limits.import_s,
-                                                  "importing the method file", &loaded);
-        if (!joined_failed) {
-          prepared->steps["loaded"] = (MonotonicNs() - prepared->call_started_ns) / 1e6;
-        }
-      }
+      const bool paired_now = prepared.has_value();
       GoRequest warm_request;
       warm_request.draw = &*warm;
       warm_request.timeout_s = warm_limit_s;
       warm_request.stage_s = rules.limits.stage_s;
       warm_request.doing =
           "running the method on the untimed warm-up on " + DrawPhrase(warm->dataset);
-      // The next call's warm-up, beside this one's, on a thread of its own.
+      // The next call's load and warm-up, beside this one's warm-up, its warm-up on a thread of
+      // its own (joined before anything else once this one's returns, or on the way out).
       std::optional<Result<Draw>> joined_warm;
       GoRequest joined_request;
       GoResult joined_result;
       std::thread joined_thread;
+      struct JoinOnExit {
+        std::thread& thread;
+        ~JoinOnExit() {
+          if (thread.joinable()) thread.join();
+        }
+      } join_on_exit{joined_thread};
       // While the method warms up: the draws, and the workers of the next calls.
       warm_request.while_waiting = [&] {
-        if (prepared && !joined_failed) {
-          const PlannedCall& its = outcome.plan.calls[index + 1];
-          joined_warm = draws.Make(its.warmup_dataset, its.warmup_draw_index);
-          if (!joined_warm->ok()) {
-            joined_failed = CallFailure{"crash", joined_warm->status().message(), true};
-          } else {
+        if (prepared) {
+          Frame loaded;
+          joined_failed = prepared->worker->Request(load_command(*prepared->worker),
+                                                    rules.limits.import_s,
+                                                    "importing the method file", &loaded);
+          if (!joined_failed) {
+            prepared->steps["loaded"] = (MonotonicNs() - prepared->call_started_ns) / 1e6;
+            const PlannedCall& its = outcome.plan.calls[index + 1];
+            joined_warm = draws.Make(its.warmup_dataset, its.warmup_draw_index);
+            if (!joined_warm->ok()) {
+              joined_failed = CallFailure{"crash", joined_warm->status().message(), true};
+            }
+          }
+          if (!joined_failed) {
             joined_request = warm_request;
             joined_request.while_waiting = nullptr;
             joined_request.draw = &**joined_warm;
@@ -801,34 +821,54 @@ Result<RunOutcome> ScoreOnce(const RunInputs& inputs, const ProgressSink& say) {
                                                   std::to_string(started + 1));
         }
       };
-      step("loaded");
       GoResult warm_result;
       std::optional<CallFailure> warm_failed =
           Go(worker, warm_request, rules.draw.test, &warm_result);
       if (joined_thread.joinable()) joined_thread.join();
       step("warmed");
-      if (prepared) {
-        if (!joined_failed) {
-          prepared->steps["warmed"] = (MonotonicNs() - prepared->call_started_ns) / 1e6;
-          // Stopped, every process of its uid, until its own call.
-          Status stopped = prepared->worker->Freeze(true, /*whole_uid=*/true);
-          if (stopped.ok()) stopped = prepared->worker->AwaitFrozen(kFreezeTimeoutS, true);
-          if (!stopped.ok()) joined_failed = CallFailure{"crash", stopped.message(), true};
-        }
-        if (joined_failed) {
-          Ahead back;
-          back.spawned_ns = prepared->spawned_ns;
-          back.worker = std::move(prepared->worker);
-          back.worker->Close();
-          std::string said = back.worker->log();
-          back.not_sent = CallFailure{
-              joined_failed->rule,
-              "it could not warm up beside call " + std::to_string(index + 1) + "'s: " +
-                  joined_failed->message,
-              true};
-          if (!said.empty()) back.not_sent->message += "\nworker output:\n" + said;
-          ahead.push_front(std::move(back));
+      if (prepared && !joined_failed && !warm_failed) {
+        prepared->steps["warmed"] = (MonotonicNs() - prepared->call_started_ns) / 1e6;
+        // Stopped, every process of its uid, until its own call.
+        Status stopped = prepared->worker->Freeze(true, /*whole_uid=*/true);
+        if (stopped.ok()) stopped = prepared->worker->AwaitFrozen(kFreezeTimeoutS, true);
+        if (!stopped.ok()) joined_failed = CallFailure{"crash", stopped.message(), true};
+      }
+      // Gives a worker back to the calls to come as one whose start failed: its call starts a
+      // worker again, alone (the restart above, which keeps why and what the worker said).
+      auto give_back = [&](std::unique_ptr<WorkerProcess> of, int64_t spawned_ns,
+                           const CallFailure& why, const std::string& because) {
+        Ahead back;
+        back.spawned_ns = spawned_ns;
+        back.worker = std::move(of);
+        back.worker->Close();
+        back.not_sent = CallFailure{why.rule, because + why.message, true};
+        ahead.push_front(std::move(back));
+      };
+      if (paired_now && (joined_failed || warm_failed)) {
+        pairing_failed = true;
+        if (prepared) {
+          const CallFailure why = joined_failed ? *joined_failed
+                                                : CallFailure{"crash", "", true};
+          give_back(std::move(prepared->worker), prepared->spawned_ns, why,
+                    joined_failed ? "it could not warm up beside call " +
+                                        std::to_string(index + 1) + "'s: "
+                                  : "call " + std::to_string(index + 1) +
+                                        "'s warm-up beside it failed");
           prepared.reset();
+        }
+        if (warm_failed) {
+          // This call again, from a worker of its own, warmed up on its own warm-up draw.
+          give_back(std::move(owned), spawned_ns, *warm_failed,
+                    "its warm-up failed beside call " + std::to_string(index + 2) + "'s: ");
+          next_warm = std::move(warm);
+          --index;
+          continue;
+        }
+        // The next call warms up on its own draw, as if it had never been joined.
+        if (joined_warm && joined_warm->ok()) {
+          next_warm = std::move(*joined_warm);
+        } else {
+          next_warm.reset();
         }
       }
       if (warm_failed) return fail(*warm_failed);
@@ -845,8 +885,8 @@ Result<RunOutcome> ScoreOnce(const RunInputs& inputs, const ProgressSink& say) {
     }
     // The inputs' sha256 goes into the evidence.
     record.inputs_sha256 = InputsSha256(*timed);
-    const size_t frozen_ahead =
-        ahead.size() + (prepared ? 1 : 0);  // one more than in the calibration, when started since
+    // One more than in the calibration, when started since.
+    const size_t frozen_ahead = live_ahead() + (prepared ? 1 : 0);
     if (std::optional<CallFailure> failure = freeze(true)) return fail(*failure);
     step("refroze");
     // The timed window is entered as each calibration call's was: right after empty calls of the

@@ -366,6 +366,35 @@ TEST(ScoreCommandTest, TwoCallsWarmUpSideBySideAndAreTimedEachAlone) {
   }
 }
 
+// The red-team method of WorkersOfLaterCallsStartAheadFrozenAndOutOfReach, with warm-ups in
+// pairs: it reaches no other worker from its warm-up (beside its pair's) or its timed call, and
+// finds every other worker stopped when it is timed: the joined one stopped through the
+// leading call's priming and timed call.
+TEST(ScoreCommandTest, AJoinedWorkerIsOutOfReachAndStoppedWhileTheOtherIsTimed) {
+  if (!HavePython()) GTEST_SKIP() << "no python3 that imports torch";
+  if (geteuid() != 0) GTEST_SKIP() << "warm-ups are paired only under the full sandbox";
+  TempDir dir;
+  const std::string out = dir / "evidence";
+  BinaryRun run = RunRatchet({"score",
+                              SourceDir() + "/tests/submissions/reach_other_workers.py:method",
+                              "--band", "3000", "--rules", FastRules(dir), "--out", out},
+                             {"RATCHET_PAIR_WARMUPS=always"});
+  ASSERT_TRUE(run.exit_code == 0 || run.exit_code == 1) << run.out << run.err;
+  for (const std::string& rule : Broken(Report(out))) {
+    EXPECT_TRUE(rule.rfind("dispersion-", 0) == 0 || rule.rfind("timing-", 0) == 0)
+        << rule << "\n" << run.out;
+  }
+  Json calls = Json::parse(*ReadFile(out + "/records/reach_other_workers/run-1/calls.json"));
+  ASSERT_EQ(calls.size(), 4u);
+  EXPECT_EQ(calls[1]["phases"].value("paired_with", Json()), 3);
+  Result<std::string> second = ReadFile(out + "/records/reach_other_workers/run-1/logs/02.log");
+  ASSERT_TRUE(second.ok()) << second.status().message();
+  // In call 2's timed call: call 3's worker (its method warmed up) and call 4's, both stopped.
+  EXPECT_NE(second->find("call 2: 2 other workers, none reachable, thread states ['T', 'T']"),
+            std::string::npos)
+      << *second;
+}
+
 // A worker that fails to warm up beside the call before it is not charged with it: its call
 // starts a worker again, alone, as for a worker started ahead whose start failed. The red-team
 // method fails exactly when it warms up beside the worker of uid 65533 (call 2's).
@@ -387,9 +416,9 @@ TEST(ScoreCommandTest, AFailureBesideThePairsOtherCallStartsTheCallAgainAlone) {
   EXPECT_FALSE(calls[1]["phases"].contains("paired_with"));
   EXPECT_TRUE(calls[1]["phases"]["steps"].contains("stopped"))
       << "call 2 led no pair once call 3's warm-up failed";
-  // Call 3, started again alone, then led a pair with call 4 (uid 65531: nothing fails there).
-  EXPECT_EQ(calls[2]["phases"].value("paired_with", Json()), 4);
-  EXPECT_EQ(calls[3]["phases"].value("paired_with", Json()), 3);
+  // Once a pair failed, the run makes none again.
+  EXPECT_FALSE(calls[2]["phases"].contains("paired_with"));
+  EXPECT_FALSE(calls[3]["phases"].contains("paired_with"));
   ASSERT_TRUE(calls[2]["phases"].contains("restarted_because")) << calls[2]["phases"].dump();
   const std::string because = calls[2]["phases"]["restarted_because"].get<std::string>();
   EXPECT_NE(because.find("could not warm up beside call 2's"), std::string::npos) << because;
@@ -400,6 +429,50 @@ TEST(ScoreCommandTest, AFailureBesideThePairsOtherCallStartsTheCallAgainAlone) {
   for (const char* step : {"restarted", "calibrated", "loaded", "warmed"}) {
     EXPECT_TRUE(calls[2]["phases"]["steps"].contains(step)) << step;
   }
+}
+
+// A leading call whose warm-up fails beside the joined one is not charged with it either: both
+// calls start a worker again, alone, each on its own warm-up draw, and the run makes no pair
+// again. The method (written here: alone it never fails, so it cannot be a red-team file of
+// tests/submissions, whose workers ahead run beside every warm-up) fails when it runs as call 2's
+// uid (65533) while call 3's worker (65532) runs.
+TEST(ScoreCommandTest, ALeadersFailureBesideItsPairStartsBothCallsAgainAlone) {
+  if (!HavePython()) GTEST_SKIP() << "no python3 that imports torch";
+  if (geteuid() != 0) GTEST_SKIP() << "warm-ups are paired only under the full sandbox";
+  TempDir dir;
+  Result<std::string> beside = ReadFile(SourceDir() + "/tests/submissions/fails_beside_another.py");
+  ASSERT_TRUE(beside.ok()) << beside.status().message();
+  std::string text = *beside;
+  const std::string condition = "os.getuid() == 65532 and running(65533)";
+  ASSERT_NE(text.find(condition), std::string::npos);
+  text.replace(text.find(condition), condition.size(), "os.getuid() == 65533 and running(65532)");
+  text.replace(text.find("uid 65533\")"), std::string("uid 65533\")").size(), "uid 65532\")");
+  const std::string file = dir / "fails_leading.py";
+  ASSERT_TRUE(WriteFileAtomic(file, text).ok());
+  const std::string out = dir / "evidence";
+  BinaryRun run = RunRatchet({"score", file + ":method", "--band", "3000", "--rules",
+                              FastRules(dir), "--out", out},
+                             {"RATCHET_PAIR_WARMUPS=always"});
+  ASSERT_TRUE(run.exit_code == 0 || run.exit_code == 1) << run.out << run.err;
+  for (const std::string& rule : Broken(Report(out))) {
+    EXPECT_TRUE(rule.rfind("dispersion-", 0) == 0 || rule.rfind("timing-", 0) == 0)
+        << rule << "\n" << run.out;
+  }
+  Json calls = Json::parse(*ReadFile(out + "/records/fails_leading/run-1/calls.json"));
+  ASSERT_EQ(calls.size(), 4u);
+  for (size_t i = 0; i < calls.size(); ++i) {
+    EXPECT_FALSE(calls[i]["phases"].contains("paired_with")) << i;
+    EXPECT_EQ(calls[i]["phases"].contains("restarted_because"), i == 1 || i == 2) << i;
+  }
+  const std::string second = calls[1]["phases"].value("restarted_because", "");
+  EXPECT_NE(second.find("its warm-up failed beside call 3's"), std::string::npos) << second;
+  EXPECT_NE(second.find("warmed up beside the worker of uid 65532"), std::string::npos) << second;
+  const std::string third = calls[2]["phases"].value("restarted_because", "");
+  EXPECT_NE(third.find("call 2's warm-up beside it failed"), std::string::npos) << third;
+  EXPECT_EQ(calls[1]["worker"]["sandbox"]["uid"], 65533);
+  EXPECT_EQ(calls[2]["worker"]["sandbox"]["uid"], 65532);
+  BinaryRun audit = RunRatchet({"audit", out, "--rules", FastRules(dir)});
+  EXPECT_EQ(audit.exit_code, 0) << audit.out << audit.err;
 }
 
 }  // namespace
