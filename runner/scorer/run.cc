@@ -32,7 +32,10 @@ constexpr int kPrimingCalls = 3;
 // import torch; ratchet-worker starts in less than two on a CPU (0.4 s) and about three on a
 // GPU (0.7 s, with its device context), where it is started three calls ahead once the first
 // worker has said that it runs on one.
-constexpr size_t kPythonWorkersAhead = kWorkerUidCount - 1;
+constexpr size_t kPythonWorkersAhead = 4;
+// With warm-ups in pairs on a GPU, calls come faster: more workers ahead.
+constexpr size_t kPythonWorkersAheadPaired = 6;
+constexpr size_t kNativeWorkersAheadPaired = 5;
 constexpr size_t kNativeWorkersAhead = 2;
 constexpr size_t kNativeWorkersAheadOnGpu = 3;
 // How long a frozen worker's threads may take to stop (one inside a driver call stops only when
@@ -573,6 +576,10 @@ Result<RunOutcome> ScoreOnce(const RunInputs& inputs, const ProgressSink& say) {
       const std::string board_uuid = text_of(reply.header, "uuid", "");
       if (spin && workers_ahead == kNativeWorkersAhead && inputs.submission.native) {
         workers_ahead = kNativeWorkersAheadOnGpu;
+      }
+      if (spin && index == 0 && may_pair && sandbox_full) {
+        workers_ahead = inputs.submission.native ? kNativeWorkersAheadPaired
+                                                 : kPythonWorkersAheadPaired;
       }
       if (spin && !crew) {
         crew = std::make_unique<CopyCrew>(CopyCrew::HelpersFor(CopyCrew::UsableCores()));
