@@ -176,43 +176,76 @@ Result<RunOutcome> ScoreOnce(const RunInputs& inputs, const ProgressSink& say) {
       if (reaper.joinable()) reaper.join();
     }
   };
-  std::unique_ptr<Finishing> finishing;
+  // The finished calls whose workers are not gone yet, in call order: the last call's, and,
+  // after a pair (see Prepared), both of the pair's.
+  std::deque<std::unique_ptr<Finishing>> finishing;
   const bool defer_teardown = sandbox_full;
-  // Kills the finished call's worker, if not yet, and lets it die on a thread: it is gone once
-  // the worker and every other process of its uid at the kill (what the method started) are.
-  // The status is that of stopping them (a process that did not begin to exit).
+  // Whether a finished call's worker is stopped, not yet killed.
+  auto previous_stopped = [&] {
+    return std::any_of(finishing.begin(), finishing.end(),
+                       [](const std::unique_ptr<Finishing>& done) { return !done->killed; });
+  };
+  // Whether a finished call's worker was killed (it could not be stopped, or was the last call's).
+  auto previous_killed = [&] {
+    return std::any_of(finishing.begin(), finishing.end(),
+                       [](const std::unique_ptr<Finishing>& done) { return done->killed; });
+  };
+  // Kills the finished calls' workers, those not killed yet, and lets each die on a thread: it
+  // is gone once the worker and every other process of its uid at the kill (what the method
+  // started) are. The status is that of stopping them (a process that did not begin to exit).
   auto release_previous = [&]() -> Status {
-    if (!finishing || finishing->killed) return Status::Ok();
-    Finishing* done = finishing.get();
-    if (sandbox_full) done->pids = ProcessesOfUser(done->worker->uid());
-    Status stopped = done->worker->Kill();
-    done->killed = true;
-    done->record.phases["steps"]["killed"] = (MonotonicNs() - done->call_started_ns) / 1e6;
-    done->reaper = std::thread([done] {
-      done->worker->Close();
-      if (!AwaitGone(done->pids, kGoneTimeoutS)) {
-        done->record.phases["not_gone"] = "a process of the worker's uid was still there " +
-                                          std::to_string(static_cast<int>(kGoneTimeoutS)) +
-                                          " s after it was killed";
-      }
-      done->record.phases["steps"]["closed"] = (MonotonicNs() - done->call_started_ns) / 1e6;
-    });
-    return stopped;
+    Status first;
+    for (const std::unique_ptr<Finishing>& owned_done : finishing) {
+      Finishing* done = owned_done.get();
+      if (done->killed) continue;
+      if (sandbox_full) done->pids = ProcessesOfUser(done->worker->uid());
+      Status stopped = done->worker->Kill();
+      if (first.ok() && !stopped.ok()) first = stopped;
+      done->killed = true;
+      done->record.phases["steps"]["killed"] = (MonotonicNs() - done->call_started_ns) / 1e6;
+      done->reaper = std::thread([done] {
+        done->worker->Close();
+        if (!AwaitGone(done->pids, kGoneTimeoutS)) {
+          done->record.phases["not_gone"] = "a process of the worker's uid was still there " +
+                                            std::to_string(static_cast<int>(kGoneTimeoutS)) +
+                                            " s after it was killed";
+        }
+        done->record.phases["steps"]["closed"] = (MonotonicNs() - done->call_started_ns) / 1e6;
+      });
+    }
+    return first;
   };
   auto finish_previous = [&] {
-    if (!finishing) return;
+    if (finishing.empty()) return;
     (void)release_previous();  // waited for here in any case
-    finishing->reaper.join();
-    CallRecord& record = finishing->record;
-    record.log = finishing->worker->log();
-    record.log_total_bytes = finishing->worker->log_total_bytes();
-    record.worker_exit = finishing->worker->exit_description();
-    const size_t number = outcome.calls.size() + 1;
-    say("  call " + std::string(number < 10 ? " " : "") + std::to_string(number) + "/" +
-        std::to_string(count) + ": " + FormatFixed(record.ms, 3, true) + " ms, scorer's clock " +
-        FormatFixed(std::max(0.0, record.parent_ms - record.overhead_ms), 3, true) + " ms");
-    outcome.calls.push_back(std::move(record));
-    finishing.reset();
+    for (std::unique_ptr<Finishing>& done : finishing) {
+      done->reaper.join();
+      CallRecord& record = done->record;
+      record.log = done->worker->log();
+      record.log_total_bytes = done->worker->log_total_bytes();
+      record.worker_exit = done->worker->exit_description();
+      const size_t number = outcome.calls.size() + 1;
+      say("  call " + std::string(number < 10 ? " " : "") + std::to_string(number) + "/" +
+          std::to_string(count) + ": " + FormatFixed(record.ms, 3, true) +
+          " ms, scorer's clock " +
+          FormatFixed(std::max(0.0, record.parent_ms - record.overhead_ms), 3, true) + " ms");
+      outcome.calls.push_back(std::move(record));
+    }
+    finishing.clear();
+  };
+  // Waits until every thread of the stopped finished workers is stopped; one that is not in
+  // time is killed, with the others, and waited for (noted in `noted` as "waited").
+  auto await_previous_stopped = [&](Json* noted) -> bool {
+    for (const std::unique_ptr<Finishing>& done : finishing) {
+      if (done->killed) continue;
+      Status stopped = done->worker->AwaitFrozen(kPreviousFreezeTimeoutS, /*whole_uid=*/true);
+      if (!stopped.ok()) {
+        (*noted)["waited"] = "not stopped in time: " + stopped.message();
+        finish_previous();
+        return false;
+      }
+    }
+    return true;
   };
   // Workers for the calls after the running one, started ahead so that their start-up (exec,
   // loading torch, the device context) overlaps the running call's untimed steps; `hello` is
@@ -337,7 +370,7 @@ Result<RunOutcome> ScoreOnce(const RunInputs& inputs, const ProgressSink& say) {
     // A harness error once calls have been made ends the run as the harness's failure, with every
     // completed call kept; before the first one it is the command's error.
     auto harness_error = [&](const Status& status) -> Result<RunOutcome> {
-      if (index == 0 && !finishing) return status;
+      if (index == 0 && finishing.empty()) return status;
       finish_run();
       outcome.harness_failure = CallFailure{
           "crash",
@@ -422,7 +455,7 @@ Result<RunOutcome> ScoreOnce(const RunInputs& inputs, const ProgressSink& say) {
         restarted_because = hello_failure->message;
         const std::string said = owned->log();
         if (!said.empty()) restarted_because += "\nworker output:\n" + said;
-        if (finishing) previous["waited"] = "this call's worker started ahead had failed";
+        if (!finishing.empty()) previous["waited"] = "this call's worker started ahead had failed";
         finish_previous();  // the last call's worker gone, its device memory released
         Result<std::unique_ptr<WorkerProcess>> again = WorkerProcess::Start(launch, uid);
         if (!again.ok()) {
@@ -527,10 +560,13 @@ Result<RunOutcome> ScoreOnce(const RunInputs& inputs, const ProgressSink& say) {
     Status ahead_started;
 
     if (follower) {
-      // The call before shared this one's warm-up and was killed after its timed call; it is
-      // gone, with every process of its uid, before this call's priming, as always.
-      if (finishing) {
+      // The call before shared this one's warm-up and is stopped, every process of its uid, as
+      // this one was through that call's priming and timed call; both are killed after the next
+      // call's calibration. One that could not be stopped is gone before this call's priming.
+      if (previous_killed()) {
         finish_previous();
+        step("previous_closed");
+      } else if (!await_previous_stopped(&previous)) {
         step("previous_closed");
       }
       Status thawed = worker.Freeze(false, /*whole_uid=*/true);
@@ -553,7 +589,7 @@ Result<RunOutcome> ScoreOnce(const RunInputs& inputs, const ProgressSink& say) {
       worker_steps(reply.header, &steps, call_started_ns);
       // A last call's worker that was killed at once (a partial sandbox, or one that could not
       // be stopped) is gone before this call's calibration.
-      if (finishing && (finishing->killed || !defer_teardown)) finish_previous();
+      if (!finishing.empty() && (!defer_teardown || previous_killed())) finish_previous();
       if (!runs_as_its_uid(reply.header, worker)) {
         return fail(CallFailure{"crash",
                                 "the worker does not run as its sandbox user (uid " +
@@ -585,15 +621,7 @@ Result<RunOutcome> ScoreOnce(const RunInputs& inputs, const ProgressSink& say) {
         crew = std::make_unique<CopyCrew>(CopyCrew::HelpersFor(CopyCrew::UsableCores()));
       }
       if (std::optional<CallFailure> failure = freeze(true)) return fail(*failure);
-      if (finishing && !finishing->killed) {
-        Status stopped =
-            finishing->worker->AwaitFrozen(kPreviousFreezeTimeoutS, /*whole_uid=*/true);
-        if (!stopped.ok()) {
-          previous["waited"] = "not stopped in time: " + stopped.message();
-          finish_previous();
-          step("previous_closed");
-        }
-      }
+      if (previous_stopped() && !await_previous_stopped(&previous)) step("previous_closed");
       step("froze");
       // Calibration: the empty method's round trip, before the method is imported.
       auto calibrate = [&](WorkerProcess& of, double* overhead_ms,
@@ -623,7 +651,7 @@ Result<RunOutcome> ScoreOnce(const RunInputs& inputs, const ProgressSink& say) {
         if (std::optional<CallFailure> failure = calibrate(of, overhead_ms, phases)) {
           return failure;
         }
-        const bool beside_previous = finishing && !finishing->killed;
+        const bool beside_previous = previous_stopped();
         if (beside_previous && (!clean_overhead_ms ||
                                 *overhead_ms > *clean_overhead_ms + rules.timing.floor_slack_ms)) {
           (*noted)["recalibrated"] =
@@ -635,7 +663,7 @@ Result<RunOutcome> ScoreOnce(const RunInputs& inputs, const ProgressSink& say) {
             return failure;
           }
         }
-        if (!finishing) {  // made with no earlier method alive
+        if (finishing.empty()) {  // made with no earlier method alive
           clean_overhead_ms = std::max(clean_overhead_ms.value_or(0), *overhead_ms);
         }
         return std::nullopt;
@@ -716,7 +744,7 @@ Result<RunOutcome> ScoreOnce(const RunInputs& inputs, const ProgressSink& say) {
       }
       // The last call's worker dies while this call's method is imported and warms up, unless
       // the memory that method needs may not be free enough yet.
-      if (finishing && !finishing->killed) {
+      if (previous_stopped()) {
         Status killed = release_previous();
         step("previous_killed");
         if (!memory) memory = read_memory();
@@ -879,7 +907,7 @@ Result<RunOutcome> ScoreOnce(const RunInputs& inputs, const ProgressSink& say) {
         }
       }
       if (warm_failed) return fail(*warm_failed);
-      if (finishing) {
+      if (!finishing.empty()) {
         finish_previous();  // gone before any window of this call's method
         step("previous_closed");
       }
@@ -943,22 +971,24 @@ Result<RunOutcome> ScoreOnce(const RunInputs& inputs, const ProgressSink& say) {
     if (paired_with) record.phases["paired_with"] = paired_with;
     if (!previous.empty()) record.phases["previous"] = previous;
     if (!restarted_because.empty()) record.phases["restarted_because"] = restarted_because;
-    finishing = std::make_unique<Finishing>();
-    finishing->worker = std::move(owned);
-    finishing->record = std::move(record);
-    finishing->call_started_ns = call_started_ns;
-    finishing->record.phases["steps"] = steps;
-    // The method's processes are stopped now (the parent confirms it before the next
-    // calibration; what they queued on the device still runs, see clean_overhead_ms) and killed
-    // after the next call's calibration (see Finishing), or killed now: the last call's, one
-    // whose next call was prepared beside it (that call has no calibration to make), under a
-    // partial sandbox, or when they cannot be stopped.
-    const bool stopped = defer_teardown && index + 1 < count && !prepared &&
-                         finishing->worker->Freeze(true, /*whole_uid=*/true).ok();
+    finishing.push_back(std::make_unique<Finishing>());
+    Finishing& done = *finishing.back();
+    done.worker = std::move(owned);
+    done.record = std::move(record);
+    done.call_started_ns = call_started_ns;
+    done.record.phases["steps"] = steps;
+    // The method's processes are stopped now (the parent confirms it before the next window;
+    // what they queued on the device still runs, see clean_overhead_ms) and killed after the
+    // next calibration (see Finishing): a pair's first call's stays stopped through the second
+    // call's priming and timed call, and both are killed after the calibration after them. Or
+    // killed now, with any other finished one: the last call's, under a partial sandbox, or when
+    // they cannot be stopped.
+    const bool stopped = defer_teardown && index + 1 < count &&
+                         done.worker->Freeze(true, /*whole_uid=*/true).ok();
     if (stopped) {
-      finishing->record.phases["steps"]["stopped"] = (MonotonicNs() - call_started_ns) / 1e6;
+      done.record.phases["steps"]["stopped"] = (MonotonicNs() - call_started_ns) / 1e6;
     } else {
-      (void)release_previous();  // waited for before the next calibration
+      (void)release_previous();  // waited for before the next window
     }
   }
   finish_run();
