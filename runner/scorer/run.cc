@@ -26,18 +26,23 @@ namespace {
 // Empty calls made right before each timed call, after the warm-up (see ScoreOnce).
 constexpr int kPrimingCalls = 3;
 // Workers of later calls started while a call runs: each takes its own uid and is frozen during
-// every window of the calls before its own (see ScoreOnce). With the running one and the last
-// call's stopped worker, at most kWorkerUidCount workers are alive and not exiting; a Python
-// worker four calls ahead takes the uid of the last call's worker once that one is exiting. A Python worker takes about four calls' untimed time to
-// import torch; ratchet-worker starts in less than two on a CPU (0.4 s) and about three on a
-// GPU (0.7 s, with its device context), where it is started three calls ahead once the first
-// worker has said that it runs on one.
+// every window of the calls before its own (see ScoreOnce). Workers are started only during a
+// warm-up, once every finished call's worker has been killed, and never more than
+// kWorkerUidCount - 1 calls ahead of the running one (a call joined to it counted), so that no
+// two workers alive and not exiting share a uid: the ones that reuse a uid take those of
+// finished calls whose workers are exiting. A Python worker takes about four calls' untimed
+// time to import torch; ratchet-worker starts in less than two on a CPU (0.4 s) and about three
+// on a GPU (0.7 s, with its device context), where it is started three calls ahead once the
+// first worker has said that it runs on one. With warm-ups in pairs on a GPU calls come faster,
+// and more are started ahead, until a pair fails.
 constexpr size_t kPythonWorkersAhead = 4;
-// With warm-ups in pairs on a GPU, calls come faster: more workers ahead.
-constexpr size_t kPythonWorkersAheadPaired = 6;
-constexpr size_t kNativeWorkersAheadPaired = 5;
 constexpr size_t kNativeWorkersAhead = 2;
 constexpr size_t kNativeWorkersAheadOnGpu = 3;
+constexpr size_t kPythonWorkersAheadPaired = 6;
+constexpr size_t kNativeWorkersAheadPaired = 5;
+// The running call, the one joined to it and those ahead each hold a uid of their own.
+static_assert(kPythonWorkersAheadPaired + 1 <= kWorkerUidCount - 1);
+static_assert(kNativeWorkersAheadPaired + 1 <= kWorkerUidCount - 1);
 // How long a frozen worker's threads may take to stop (one inside a driver call stops only when
 // the call returns).
 constexpr double kFreezeTimeoutS = 10;
@@ -160,11 +165,13 @@ Result<RunOutcome> ScoreOnce(const RunInputs& inputs, const ProgressSink& say) {
   // down, and a teardown slows the device's other work) while the next call runs; the call is
   // complete, its log and exit kept, once that worker is gone. Under the full sandbox the worker
   // is frozen after its timed call (every process of its uid stopped) and killed only after the
-  // next call's calibration, so that its teardown overlaps that call's import and warm-up, never
-  // a window (what it queued on the device before it stopped may still run beside that
-  // calibration: see clean_overhead_ms); it is gone, with every process of its uid, before the
-  // next call's priming. The last call's worker, one that cannot be stopped, and every worker
-  // under a partial sandbox are killed at once and gone before the next calibration.
+  // next calibration, so that its teardown overlaps that call's import and warm-up, never a
+  // window (what it queued on the device before it stopped may still run beside that
+  // calibration: see clean_overhead_ms); it is gone, with every process of its uid, before that
+  // call's priming. A pair's first call's worker stays stopped through the second call's
+  // priming and timed call, and is killed with the second's (see Prepared). The last call's
+  // worker, one that cannot be stopped, and every worker under a partial sandbox are killed at
+  // once and gone before the next window.
   struct Finishing {
     std::unique_ptr<WorkerProcess> worker;
     CallRecord record;
@@ -613,7 +620,7 @@ Result<RunOutcome> ScoreOnce(const RunInputs& inputs, const ProgressSink& say) {
       if (spin && workers_ahead == kNativeWorkersAhead && inputs.submission.native) {
         workers_ahead = kNativeWorkersAheadOnGpu;
       }
-      if (spin && index == 0 && may_pair && sandbox_full) {
+      if (spin && index == 0 && may_pair) {
         workers_ahead = inputs.submission.native ? kNativeWorkersAheadPaired
                                                  : kPythonWorkersAheadPaired;
       }
@@ -881,6 +888,9 @@ Result<RunOutcome> ScoreOnce(const RunInputs& inputs, const ProgressSink& say) {
       };
       if (paired_now && (joined_failed || warm_failed)) {
         pairing_failed = true;
+        if (spin) {  // the calls come at the pace of single ones again
+          workers_ahead = inputs.submission.native ? kNativeWorkersAheadOnGpu : kPythonWorkersAhead;
+        }
         if (prepared) {
           const CallFailure why = joined_failed ? *joined_failed
                                                 : CallFailure{"crash", "", true};

@@ -249,8 +249,10 @@ TEST(ScoreCommandTest, AMethodRunsNothingDuringTheNextCalibration) {
   if (geteuid() != 0) GTEST_SKIP() << "under a partial sandbox each worker is killed at once";
   TempDir dir;
   const std::string out = dir / "evidence";
+  // The order of single calls (on a GPU pairs are the default; they have tests of their own).
   BinaryRun run = RunRatchet({"score", SourceDir() + "/tests/submissions/outlive_call.py:method",
-                              "--band", "3000", "--rules", FastRules(dir), "--out", out});
+                              "--band", "3000", "--rules", FastRules(dir), "--out", out},
+                             {"RATCHET_PAIR_WARMUPS=never"});
   ASSERT_TRUE(run.exit_code == 0 || run.exit_code == 1) << run.out << run.err;
   const std::string folder = out + "/records/outlive_call/run-1";
   Json calls = Json::parse(*ReadFile(folder + "/calls.json"));
@@ -397,6 +399,12 @@ TEST(ScoreCommandTest, AJoinedWorkerIsOutOfReachAndStoppedWhileTheOtherIsTimed) 
   EXPECT_NE(second->find("call 2: 2 other workers, none reachable, thread states ['T', 'T']"),
             std::string::npos)
       << *second;
+  // In call 3's timed call: call 2's worker, still there and stopped, and call 4's.
+  Result<std::string> third = ReadFile(out + "/records/reach_other_workers/run-1/logs/03.log");
+  ASSERT_TRUE(third.ok()) << third.status().message();
+  EXPECT_NE(third->find("call 2: 2 other workers, none reachable, thread states ['T', 'T']"),
+            std::string::npos)
+      << *third;
 }
 
 // A worker that fails to warm up beside the call before it is not charged with it: its call
