@@ -392,6 +392,7 @@ Result<RecordResult> ScoringSession::Score(const RecordSpec& record, int runs, i
     inputs.interrupted = &g_interrupted;
     inputs.before_first_window = [this](const Json& hello) { return WriteContract(&hello); };
     inputs.pairing = pairing_;
+    inputs.board_is_gpu = device_kind() == "cuda";
     Result<RunOutcome> outcome = ScoreOnce(inputs, [&](const std::string& line) {
       context_.out << line << "\n";
       context_.out.flush();

@@ -38,10 +38,16 @@ Result<WorkerChannel> WorkerChannel::Create(const FrameLimits& reply_limits) {
   return channel;
 }
 
-bool WorkerChannel::ReplyWaiting() const {
+bool WorkerChannel::ReplyWaiting(double timeout_s) const {
   if (!from_worker_.valid()) return false;
-  struct pollfd entry = {from_worker_.get(), POLLIN, 0};
-  return poll(&entry, 1, 0) > 0 && (entry.revents & (POLLIN | POLLHUP | POLLERR)) != 0;
+  const Deadline deadline = Deadline::In(timeout_s);
+  for (;;) {
+    struct pollfd entry = {from_worker_.get(), POLLIN, 0};
+    const int n = poll(&entry, 1, deadline.Expired() ? 0 : deadline.PollTimeoutMs());
+    if (n > 0) return (entry.revents & (POLLIN | POLLHUP | POLLERR)) != 0;
+    if (n < 0 && errno == EINTR && !deadline.Expired()) continue;
+    return false;
+  }
 }
 
 void WorkerChannel::CloseWorkerEnds() {

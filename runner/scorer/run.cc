@@ -40,6 +40,8 @@ constexpr size_t kNativeWorkersAhead = 2;
 constexpr size_t kNativeWorkersAheadOnGpu = 3;
 constexpr size_t kPythonWorkersAheadPaired = 6;
 constexpr size_t kNativeWorkersAheadPaired = 5;
+// How long a call that could lead a pair waits for the next call's worker to answer hello.
+constexpr double kPairHelloWaitS = 0.1;
 // The running call, the one joined to it and those ahead each hold a uid of their own.
 static_assert(kPythonWorkersAheadPaired + 1 <= kWorkerUidCount - 1);
 static_assert(kNativeWorkersAheadPaired + 1 <= kWorkerUidCount - 1);
@@ -333,6 +335,11 @@ Result<RunOutcome> ScoreOnce(const RunInputs& inputs, const ProgressSink& say) {
   };
   std::optional<Prepared> prepared;  // the next call's, when this call leads a pair
   const bool may_pair = defer_teardown && inputs.pairing != Pairing::kNever;
+  // On a board the contract found to be a GPU, the first call starts as many workers ahead as
+  // pairs need at once (its worker's hello, which says where the method runs, comes later).
+  if (inputs.board_is_gpu && may_pair) {
+    workers_ahead = inputs.submission.native ? kNativeWorkersAheadPaired : kPythonWorkersAheadPaired;
+  }
   bool pairing_failed = false;  // a pair failed in this run: none is made again
   // When the run ends, nothing of the sandbox users is left behind, dying or not.
   auto finish_run = [&] {
@@ -688,10 +695,19 @@ Result<RunOutcome> ScoreOnce(const RunInputs& inputs, const ProgressSink& say) {
       // The next call's worker joins this call's warm-up when it has said hello (or, under
       // Pairing::kAlways, once it does) and the memory is ample with the last call's method
       // still holding its own: two methods like it then fit beside it.
-      bool pair = may_pair && !pairing_failed && (spin || inputs.pairing == Pairing::kAlways) && index > 0 &&
-                  index + 1 < count && !ahead.empty() && !ahead.front().not_sent &&
-                  (inputs.pairing == Pairing::kAlways || ahead.front().hello ||
-                   ahead.front().worker->ReplyWaiting());
+      const bool could_pair = may_pair && !pairing_failed &&
+                              (spin || inputs.pairing == Pairing::kAlways) && index > 0 &&
+                              index + 1 < count && !ahead.empty() && !ahead.front().not_sent;
+      bool pair = could_pair && (inputs.pairing == Pairing::kAlways || ahead.front().hello ||
+                                 ahead.front().worker->ReplyWaiting());
+      if (could_pair && !pair) {
+        // A worker about to answer is worth a short wait (a pair saves about a warm-up): it is
+        // thawed (it runs ratchet's code only, and no window is open) and given kPairHelloWaitS.
+        if (ahead.front().worker->Freeze(false, /*whole_uid=*/false).ok()) {
+          pair = ahead.front().worker->ReplyWaiting(kPairHelloWaitS);
+        }
+        step("next_hello_awaited");
+      }
       if (pair && inputs.pairing != Pairing::kAlways) {
         memory = read_memory();
         pair = memory->ok() && Ample(**memory);

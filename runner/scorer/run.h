@@ -56,6 +56,8 @@ struct RunInputs {
   // its sandbox user), it is called with null before the call is recorded, its error ignored.
   std::function<Status(const Json& hello)> before_first_window;
   Pairing pairing = Pairing::kOnGpu;
+  // The contract's board is a GPU (found through NVML before any worker starts).
+  bool board_is_gpu = false;
 };
 
 struct CallRecord {
