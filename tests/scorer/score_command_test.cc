@@ -409,6 +409,55 @@ TEST(ScoreCommandTest, AJoinedWorkerIsOutOfReachAndStoppedWhileTheOtherIsTimed) 
       << *third;
 }
 
+// With warm-ups in pairs, a method's thread and child that print the clock from its timed call
+// on stop with its worker: the leading call's before the joined call is thawed (its priming and
+// timed call come after), the joined call's before the next call's calibration.
+TEST(ScoreCommandTest, APairsMethodsRunNothingBesideTheOtherCallsWindows) {
+  if (!HavePython()) GTEST_SKIP() << "no python3 that imports torch";
+  if (geteuid() != 0) GTEST_SKIP() << "warm-ups are paired only under the full sandbox";
+  TempDir dir;
+  const std::string out = dir / "evidence";
+  BinaryRun run = RunRatchet({"score", SourceDir() + "/tests/submissions/outlive_call.py:method",
+                              "--band", "3000", "--rules", FastRules(dir), "--out", out},
+                             {"RATCHET_PAIR_WARMUPS=always"});
+  ASSERT_TRUE(run.exit_code == 0 || run.exit_code == 1) << run.out << run.err;
+  const std::string folder = out + "/records/outlive_call/run-1";
+  Json calls = Json::parse(*ReadFile(folder + "/calls.json"));
+  ASSERT_EQ(calls.size(), 4u);
+  ASSERT_EQ(calls[1]["phases"].value("paired_with", Json()), 3);
+  auto at_ns = [&calls](size_t i, const std::string& step) {
+    const Json& call = calls[i];
+    EXPECT_TRUE(call["phases"]["steps"].contains(step)) << "call " << i + 1 << ": " << step;
+    const double started = call["worker"]["clock_ns"]["replying"].get<double>() -
+                           call["phases"]["steps"]["worker_replying"].get<double>() * 1e6;
+    return started + call["phases"]["steps"].value(step, 0.0) * 1e6;
+  };
+  // Each call's thread and child tick until its worker is stopped; what must come after.
+  const std::pair<size_t, double> until[] = {{1, at_ns(2, "thawed")}, {2, at_ns(3, "froze")}};
+  for (const auto& [i, limit] : until) {
+    char name[32];
+    std::snprintf(name, sizeof name, "/logs/%02zu.log", i + 1);
+    Result<std::string> log = ReadFile(folder + name);
+    ASSERT_TRUE(log.ok()) << log.status().message();
+    std::map<std::string, double> last;
+    std::istringstream lines(*log);
+    for (std::string line; std::getline(lines, line);) {
+      std::istringstream fields(line);
+      std::string word, who;
+      double ns = 0;
+      if (fields >> word >> who >> ns && word == "tick") last[who] = std::max(last[who], ns);
+    }
+    ASSERT_EQ(last.size(), 2u) << "call " << i + 1 << " printed no ticks of both:\n" << *log;
+    for (const auto& [who, ns] : last) {
+      EXPECT_GT(ns, at_ns(i, "primed")) << who << " of call " << i + 1;
+      EXPECT_LT(ns, limit) << who << " of call " << i + 1 << " ran on beside the next window";
+    }
+  }
+  for (uid_t uid : kWorkerUids) {
+    EXPECT_TRUE(ProcessesOfUser(uid).empty()) << "a process of uid " << uid << " was left";
+  }
+}
+
 // A worker that fails to warm up beside the call before it is not charged with it: its call
 // starts a worker again, alone, as for a worker started ahead whose start failed. The red-team
 // method fails exactly when it warms up beside the worker of uid 65533 (call 2's).
