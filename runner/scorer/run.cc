@@ -364,6 +364,15 @@ Result<RunOutcome> ScoreOnce(const RunInputs& inputs, const ProgressSink& say) {
   // Whether the board is a GPU (from the first hello): the parent then waits for each reply of
   // the calibration and the timed call without sleeping; on the CPU its core is the method's.
   bool spin = false;
+  // After a pair's failure: no pair again, and the calls come at the pace of single ones.
+  auto stop_pairing = [&] {
+    pairing_failed = true;
+    if (workers_ahead > 0) {
+      workers_ahead = !inputs.submission.native ? kPythonWorkersAhead
+                      : spin                    ? kNativeWorkersAheadOnGpu
+                                                : kNativeWorkersAhead;
+    }
+  };
 
   for (size_t index = 0; index < count; ++index) {
     const PlannedCall& planned = outcome.plan.calls[index];
@@ -630,6 +639,9 @@ Result<RunOutcome> ScoreOnce(const RunInputs& inputs, const ProgressSink& say) {
       if (spin && index == 0 && may_pair) {
         workers_ahead = inputs.submission.native ? kNativeWorkersAheadPaired
                                                  : kPythonWorkersAheadPaired;
+      } else if (!spin && index == 0 && sandbox_full) {
+        // A board found to be a GPU whose worker runs on the CPU: the single calls' counts.
+        workers_ahead = inputs.submission.native ? kNativeWorkersAhead : kPythonWorkersAhead;
       }
       if (spin && !crew) {
         crew = std::make_unique<CopyCrew>(CopyCrew::HelpersFor(CopyCrew::UsableCores()));
@@ -758,10 +770,12 @@ Result<RunOutcome> ScoreOnce(const RunInputs& inputs, const ProgressSink& say) {
           }
         }
         if (failure) {
-          // Not its method's doing (none is loaded): its call starts a worker again, alone.
+          // Not its method's doing (none is loaded): its call starts a worker again, alone, and
+          // the run makes no pair again.
           next.worker->Close();
           next.not_sent = failure;
           pair = false;
+          stop_pairing();
         }
         if (!pair) ahead.push_front(std::move(next));
       }
@@ -903,10 +917,7 @@ Result<RunOutcome> ScoreOnce(const RunInputs& inputs, const ProgressSink& say) {
         ahead.push_front(std::move(back));
       };
       if (paired_now && (joined_failed || warm_failed)) {
-        pairing_failed = true;
-        if (spin) {  // the calls come at the pace of single ones again
-          workers_ahead = inputs.submission.native ? kNativeWorkersAheadOnGpu : kPythonWorkersAhead;
-        }
+        stop_pairing();
         if (prepared) {
           const CallFailure why = joined_failed ? *joined_failed
                                                 : CallFailure{"crash", "", true};
