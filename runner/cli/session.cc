@@ -220,6 +220,9 @@ Result<std::unique_ptr<ScoringSession>> ScoringSession::Begin(const SessionOptio
   Result<RuleSet> rules = LoadRuleSet(options.rules_path);
   if (!rules.ok()) return rules.status();
   session->rules_ = std::move(*rules);
+  Result<Pairing> pairing = PairingFromEnvironment();
+  if (!pairing.ok()) return pairing.status();
+  session->pairing_ = *pairing;
 
   // A Python submission needs an interpreter with torch. Without one, the lane still records the
   // machine's Python, so that native and Python runs on one machine share one lane (as `ratchet
@@ -388,6 +391,8 @@ Result<RecordResult> ScoringSession::Score(const RecordSpec& record, int runs, i
     inputs.rules = &rules_;
     inputs.interrupted = &g_interrupted;
     inputs.before_first_window = [this](const Json& hello) { return WriteContract(&hello); };
+    inputs.pairing = pairing_;
+    inputs.board_is_gpu = device_kind() == "cuda";
     Result<RunOutcome> outcome = ScoreOnce(inputs, [&](const std::string& line) {
       context_.out << line << "\n";
       context_.out.flush();

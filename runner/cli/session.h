@@ -120,6 +120,7 @@ class ScoringSession {
   std::vector<LocatedDataset> datasets_;
   std::vector<std::string> covered_;
   std::string python_;
+  Pairing pairing_ = Pairing::kOnGpu;  // $RATCHET_PAIR_WARMUPS
   std::future<Result<std::optional<PythonFacts>>> python_probe_;
   std::future<void> pools_loaded_;
   std::optional<SandboxLock> lock_;

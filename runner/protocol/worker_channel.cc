@@ -2,6 +2,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <unistd.h>
 
 #include <utility>
@@ -35,6 +36,18 @@ Result<WorkerChannel> WorkerChannel::Create(const FrameLimits& reply_limits) {
   RATCHET_RETURN_IF_ERROR(SetNonblocking(channel.from_worker_.get()));
   channel.limits_ = reply_limits;
   return channel;
+}
+
+bool WorkerChannel::ReplyWaiting(double timeout_s) const {
+  if (!from_worker_.valid()) return false;
+  const Deadline deadline = Deadline::In(timeout_s);
+  for (;;) {
+    struct pollfd entry = {from_worker_.get(), POLLIN, 0};
+    const int n = poll(&entry, 1, deadline.Expired() ? 0 : deadline.PollTimeoutMs());
+    if (n > 0) return (entry.revents & (POLLIN | POLLHUP | POLLERR)) != 0;
+    if (n < 0 && errno == EINTR && !deadline.Expired()) continue;
+    return false;
+  }
 }
 
 void WorkerChannel::CloseWorkerEnds() {

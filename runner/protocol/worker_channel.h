@@ -37,6 +37,9 @@ class WorkerChannel {
     return Request(command, Deadline::In(timeout_s), doing);
   }
   FrameFailure last_failure() const { return last_failure_; }
+  // Whether a reply (or the worker's end of the pipe closing) waits to be read, now or within
+  // `timeout_s`.
+  bool ReplyWaiting(double timeout_s = 0) const;
 
   // Closes the command pipe: the worker reads EOF on fd 3 and exits.
   void CloseCommands() { to_worker_.Reset(); }

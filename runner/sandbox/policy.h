@@ -19,9 +19,9 @@ constexpr uid_t kSandboxUid = 65534;
 constexpr gid_t kSandboxGid = 65534;
 // The uids a run's workers take in turn, kSandboxUid first: a worker started ahead of its call
 // (while the one before is still running) has a uid of its own, so no process of one call can
-// signal, trace or read a process of another. 65530-65533 belong to no account on Debian or
+// signal, trace or read a process of another. 65527-65533 belong to no account on Debian or
 // Ubuntu; a machine where one does is refused (CheckWorkerUids).
-constexpr uid_t kWorkerUids[] = {65534, 65533, 65532, 65531, 65530};
+constexpr uid_t kWorkerUids[] = {65534, 65533, 65532, 65531, 65530, 65529, 65528, 65527};
 constexpr size_t kWorkerUidCount = sizeof kWorkerUids / sizeof kWorkerUids[0];
 
 // The limits a worker gets unless its caller asks for lower ones. The address space is never

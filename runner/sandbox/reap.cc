@@ -472,8 +472,11 @@ Status CheckWorkerUids() {
     if (getpwuid_r(uid, &entry, buffer, sizeof buffer, &found) == 0 && found != nullptr) {
       return Status::Unavailable(
           "uid " + std::to_string(uid) + " belongs to the account '" + found->pw_name +
-          "', but ratchet's workers run as uids 65530-65534 and kill every process of them: "
-          "score on a machine where 65530-65533 belong to no account");
+          "', but ratchet's workers run as uids " + std::to_string(kWorkerUids[kWorkerUidCount - 1]) +
+          "-" + std::to_string(kSandboxUid) +
+          " and kill every process of them: score on a machine where " +
+          std::to_string(kWorkerUids[kWorkerUidCount - 1]) + "-" + std::to_string(kSandboxUid - 1) +
+          " belong to no account");
     }
   }
   return Status::Ok();

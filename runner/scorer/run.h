@@ -29,6 +29,16 @@ struct Submission {
   std::string library;   // native: the built shared object
 };
 
+// When two calls' workers warm up side by side (docs/scoring.md, "Warm-ups in pairs"): on a GPU
+// under the full sandbox, when the next call's worker is ready and the memory ample (the
+// default); never; or at every call that has a next one under the full sandbox, waiting for
+// that worker and whatever the memory (for tests: the CPU lane's warm-ups share its cores).
+enum class Pairing { kOnGpu, kNever, kAlways };
+
+// The pairing $RATCHET_PAIR_WARMUPS asks for: unset or empty, the default; "never"; "always".
+// Another value is an error that names the variable.
+Result<Pairing> PairingFromEnvironment();
+
 struct RunInputs {
   Submission submission;
   int64_t band_bp = 0;
@@ -45,6 +55,9 @@ struct RunInputs {
   // When the first call fails before it has a hello to give (or one from a worker that is not
   // its sandbox user), it is called with null before the call is recorded, its error ignored.
   std::function<Status(const Json& hello)> before_first_window;
+  Pairing pairing = Pairing::kOnGpu;
+  // The contract's board is a GPU (found through NVML before any worker starts).
+  bool board_is_gpu = false;
 };
 
 struct CallRecord {

@@ -71,6 +71,11 @@ class WorkerProcess {
   std::optional<CallFailure> Send(const Json& command, double timeout_s, const std::string& doing);
   std::optional<CallFailure> Receive(double timeout_s, const std::string& doing, Frame* reply,
                                      bool spin = false);
+  // Whether a reply waits to be read now, or within `timeout_s` (Receive would then not wait
+  // for the worker).
+  bool ReplyWaiting(double timeout_s = 0) const {
+    return channel_ && channel_->ReplyWaiting(timeout_s);
+  }
 
   // Stops (SIGSTOP) or continues (SIGCONT) the worker: its process group and, under the full
   // sandbox with `whole_uid`, every process of its uid, so that nothing of it runs while the

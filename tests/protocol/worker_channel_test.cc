@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 #include <signal.h>
 
+#include <atomic>
 #include <chrono>
 #include <functional>
 #include <thread>
@@ -76,6 +77,30 @@ TEST(WorkerChannelTest, RequestSendsTheCommandAndReturnsTheReply) {
     EXPECT_EQ(reply->payload, std::string(10000, '\x07'));
   }
   EXPECT_EQ(seen, (Json{{"cmd", "go"}, {"null", true}}));
+}
+
+// ReplyWaiting says whether Receive would find a reply without waiting: not before the worker
+// writes, yes within a wait that the reply falls into, and not after a wait it misses.
+TEST(WorkerChannelTest, AReplyIsWaitingOnlyOnceTheWorkerHasWrittenIt) {
+  Result<WorkerChannel> channel = WorkerChannel::Create(Replies());
+  ASSERT_TRUE(channel.ok());
+  std::atomic<bool> go{false};
+  {
+    FakeWorker worker(*channel, [&](int, int replies) {
+      while (!go.load()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+      WriteFrame(replies, Json{{"ok", true}}, "", Deadline::In(5));
+    });
+    EXPECT_FALSE(channel->ReplyWaiting());
+    const auto started = std::chrono::steady_clock::now();
+    EXPECT_FALSE(channel->ReplyWaiting(0.05)) << "nothing written yet";
+    EXPECT_GE(std::chrono::steady_clock::now() - started, std::chrono::milliseconds(50));
+    go = true;
+    EXPECT_TRUE(channel->ReplyWaiting(5.0));
+    EXPECT_TRUE(channel->ReplyWaiting());
+    Result<Frame> reply = channel->Receive(Deadline::In(0), "reading");
+    EXPECT_TRUE(reply.ok()) << reply.status().message();
+  }
 }
 
 TEST(WorkerChannelTest, AWorkerThatNeverAnswersTimesOut) {

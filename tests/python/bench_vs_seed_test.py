@@ -33,13 +33,13 @@ def run(calls, wall_s=9.0, ranked=14.0):
 
 
 class CallSteps(unittest.TestCase):
-    def test_intervals_loading_and_warm_up_are_medians_over_every_call(self):
+    def test_the_interval_is_a_mean_loading_and_warm_up_are_medians_over_every_call(self):
         # Calls start 0, 500, 1100, 2100 ms: intervals 500, 600, 1000 (median 600, mean 700).
         # The first call's steps differ from the rest, so that leaving it out shows.
         calls = [ratchet_call(0, 400, 1400), ratchet_call(500, 60, 380),
                  ratchet_call(1100, 140, 440), ratchet_call(2100, 55, 355)]
         steps = bench.call_steps(calls)
-        self.assertAlmostEqual(steps["call_ms"], 600.0, places=6)
+        self.assertAlmostEqual(steps["call_ms"], 700.0, places=6)
         self.assertAlmostEqual(steps["loaded_at_ms"], 100.0, places=6)  # 55, 60, 140, 400
         self.assertAlmostEqual(steps["warmup_ms"], 310.0, places=6)  # 300, 300, 320, 1000
 
@@ -49,6 +49,11 @@ class CallSteps(unittest.TestCase):
         calls = [ratchet_call(0, 50, 350, replying_step=-900.0),
                  ratchet_call(480, 50, 350, replying_step=25.0)]
         self.assertAlmostEqual(bench.call_steps(calls)["call_ms"], 480.0, places=6)
+
+    def test_paired_calls_alternate_short_and_long_intervals_and_the_mean_takes_both(self):
+        # A call prepared during the one before starts 100 ms after it: 0, 100, 600, 700, 1200.
+        calls = [ratchet_call(s, 50, 350) for s in (0, 100, 600, 700, 1200)]
+        self.assertAlmostEqual(bench.call_steps(calls)["call_ms"], 300.0, places=6)
 
     def test_calls_without_steps_give_none(self):
         seed_calls = [{"dataset": "mnist", "ms": 1.0, "parent_ms": 4.0, "overhead_ms": 3.0,

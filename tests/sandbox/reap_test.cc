@@ -259,7 +259,7 @@ TEST_F(ReapTest, AwaitStoppedWaitsForEveryThreadToStop) {
 }
 
 TEST(WorkerUidsTest, NoWorkerUidButNobodysBelongsToAnAccountHere) {
-  // What CheckWorkerUids guards: the scoring machine gives 65530-65533 to nobody else.
+  // What CheckWorkerUids guards: the scoring machine gives 65527-65533 to nobody else.
   Status status = CheckWorkerUids();
   bool taken = false;
   for (uid_t uid : kWorkerUids) taken = taken || (uid != kSandboxUid && getpwuid(uid) != nullptr);

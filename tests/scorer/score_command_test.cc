@@ -50,6 +50,20 @@ std::set<std::string> Broken(const Json& report) {
   return broken;
 }
 
+// A run scored to the end like ncm.py (exit 0 or 1): on a shared CPU only the timing rules may
+// trip, never a rule that says the method or its worker misbehaved.
+::testing::AssertionResult ScoredToTheEnd(const BinaryRun& run, const std::string& out) {
+  if (run.exit_code != 0 && run.exit_code != 1) {
+    return ::testing::AssertionFailure() << "exit " << run.exit_code << "\n" << run.out << run.err;
+  }
+  for (const std::string& rule : Broken(Report(out))) {
+    if (rule.rfind("dispersion-", 0) != 0 && rule.rfind("timing-", 0) != 0) {
+      return ::testing::AssertionFailure() << "broke " << rule << "\n" << run.out;
+    }
+  }
+  return ::testing::AssertionSuccess();
+}
+
 TEST(ScoreCommandTest, NearestClassMeanQualifiesAtALooseBandWithCompleteEvidence) {
   if (!HavePython()) GTEST_SKIP() << "no python3 that imports torch";
   TempDir dir;
@@ -193,6 +207,12 @@ TEST(ScoreCommandTest, BadUsageExitsTwo) {
     EXPECT_EQ(run.exit_code, 2) << c.message << "\n" << run.err;
     EXPECT_NE(run.err.find(c.message), std::string::npos) << run.err;
   }
+  // A pairing the environment names that ratchet does not know: nothing is written.
+  BinaryRun run = RunRatchet({"score", ncm, "--out", dir / "unwritten"},
+                             {"RATCHET_PAIR_WARMUPS=sometimes"});
+  EXPECT_EQ(run.exit_code, 2) << run.err;
+  EXPECT_NE(run.err.find("RATCHET_PAIR_WARMUPS is \"sometimes\""), std::string::npos) << run.err;
+  EXPECT_FALSE(PathExists(dir / "unwritten"));
 }
 
 // The workers of the next calls start while a call runs, each as a uid of its own, and are
@@ -205,11 +225,7 @@ TEST(ScoreCommandTest, WorkersOfLaterCallsStartAheadFrozenAndOutOfReach) {
   BinaryRun run = RunRatchet({"score",
                               SourceDir() + "/tests/submissions/reach_other_workers.py:method",
                               "--band", "3000", "--rules", FastRules(dir), "--out", out});
-  ASSERT_TRUE(run.exit_code == 0 || run.exit_code == 1) << run.out << run.err;
-  for (const std::string& rule : Broken(Report(out))) {
-    EXPECT_TRUE(rule.rfind("dispersion-", 0) == 0 || rule.rfind("timing-", 0) == 0)
-        << rule << "\n" << run.out;
-  }
+  ASSERT_TRUE(ScoredToTheEnd(run, out));
   const std::string folder = out + "/records/reach_other_workers/run-1";
   Json calls = Json::parse(*ReadFile(folder + "/calls.json"));
   ASSERT_EQ(calls.size(), 4u);
@@ -243,8 +259,10 @@ TEST(ScoreCommandTest, AMethodRunsNothingDuringTheNextCalibration) {
   if (geteuid() != 0) GTEST_SKIP() << "under a partial sandbox each worker is killed at once";
   TempDir dir;
   const std::string out = dir / "evidence";
+  // The order of single calls (on a GPU pairs are the default; they have tests of their own).
   BinaryRun run = RunRatchet({"score", SourceDir() + "/tests/submissions/outlive_call.py:method",
-                              "--band", "3000", "--rules", FastRules(dir), "--out", out});
+                              "--band", "3000", "--rules", FastRules(dir), "--out", out},
+                             {"RATCHET_PAIR_WARMUPS=never"});
   ASSERT_TRUE(run.exit_code == 0 || run.exit_code == 1) << run.out << run.err;
   const std::string folder = out + "/records/outlive_call/run-1";
   Json calls = Json::parse(*ReadFile(folder + "/calls.json"));
@@ -294,6 +312,223 @@ TEST(ScoreCommandTest, AMethodRunsNothingDuringTheNextCalibration) {
   for (uid_t uid : kWorkerUids) {
     EXPECT_TRUE(ProcessesOfUser(uid).empty()) << "a process of uid " << uid << " was left";
   }
+}
+
+// Warm-ups in pairs, made at every call that can lead one (RATCHET_PAIR_WARMUPS=always; by
+// default only on a GPU): of the fast rules' four calls, call 2 calibrates call 3's worker after
+// its own, both warm up side by side, and call 3 goes on from its priming; call 2's worker stays
+// stopped through call 3's priming and timed call, and both are killed after call 4's
+// calibration; every call keeps its own uid, and the evidence stands under `ratchet audit`.
+TEST(ScoreCommandTest, TwoCallsWarmUpSideBySideAndAreTimedEachAlone) {
+  if (!HavePython()) GTEST_SKIP() << "no python3 that imports torch";
+  if (geteuid() != 0) GTEST_SKIP() << "warm-ups are paired only under the full sandbox";
+  TempDir dir;
+  const std::string out = dir / "evidence";
+  const std::string rules = FastRules(dir);
+  BinaryRun run = RunRatchet({"score", SourceDir() + "/baselines/submissions/ncm.py", "--band",
+                              "3000", "--rules", rules, "--out", out},
+                             {"RATCHET_PAIR_WARMUPS=always"});
+  ASSERT_TRUE(ScoredToTheEnd(run, out));
+  Json calls = Json::parse(*ReadFile(out + "/records/ncm/run-1/calls.json"));
+  ASSERT_EQ(calls.size(), 4u);
+  // A step of call i on the monotonic clock, from its worker's own instant of answering hello.
+  auto at_ns = [&calls](size_t i, const std::string& step) {
+    const Json& call = calls[i];
+    EXPECT_TRUE(call["phases"]["steps"].contains(step)) << "call " << i + 1 << ": " << step;
+    const double started = call["worker"]["clock_ns"]["replying"].get<double>() -
+                           call["phases"]["steps"]["worker_replying"].get<double>() * 1e6;
+    return started + call["phases"]["steps"].value(step, 0.0) * 1e6;
+  };
+  const Json no_pair;
+  EXPECT_EQ(calls[0]["phases"].value("paired_with", no_pair), no_pair);
+  EXPECT_EQ(calls[1]["phases"].value("paired_with", no_pair), 3);
+  EXPECT_EQ(calls[2]["phases"].value("paired_with", no_pair), 2);
+  EXPECT_EQ(calls[3]["phases"].value("paired_with", no_pair), no_pair);
+  for (size_t i = 0; i < calls.size(); ++i) {
+    EXPECT_EQ(calls[i]["worker"]["sandbox"]["uid"], kWorkerUids[i % kWorkerUidCount]) << i;
+    EXPECT_FALSE(calls[i]["phases"].contains("restarted_because")) << i;
+  }
+  // Call 3's worker: calibrated after call 2's calibration and before call 2's method was
+  // loaded, warmed up before call 2's priming, stopped through call 2's priming and timed call.
+  EXPECT_GT(at_ns(2, "calibrated"), at_ns(1, "calibrated"));
+  EXPECT_LT(at_ns(2, "calibrated"), at_ns(1, "loaded"));
+  EXPECT_LT(at_ns(2, "warmed"), at_ns(1, "refroze"));
+  EXPECT_GT(at_ns(2, "thawed"), at_ns(1, "stopped"));
+  EXPECT_LT(at_ns(2, "thawed"), at_ns(2, "primed"));
+  EXPECT_FALSE(calls[2]["phases"]["steps"].contains("froze"))
+      << "call 3 made no calibration of its own";
+  // Every worker but the last call's was stopped after its timed call. Call 2's stayed stopped
+  // through call 3's priming and timed call; both were killed once call 4's calibration had
+  // begun (after it, or, when it was slower than the clean ones, before it was made again) and
+  // were gone before call 4's priming.
+  for (size_t i = 0; i < calls.size(); ++i) {
+    EXPECT_EQ(calls[i]["phases"]["steps"].contains("stopped"), i + 1 < calls.size()) << i;
+  }
+  EXPECT_GT(at_ns(1, "killed"), at_ns(2, "timed"));
+  for (size_t i : {1, 2}) {
+    EXPECT_GT(at_ns(i, "killed"), at_ns(3, "froze")) << i;
+    EXPECT_LT(at_ns(i, "closed"), at_ns(3, "refroze")) << i;
+  }
+  // Stopped during call 2's timed call with the worker of call 4 started ahead.
+  EXPECT_EQ(calls[1]["phases"]["frozen_ahead"], 2);
+  BinaryRun audit = RunRatchet({"audit", out, "--rules", rules});
+  EXPECT_EQ(audit.exit_code, 0) << audit.out << audit.err;
+  EXPECT_NE(audit.out.find("the claim stands"), std::string::npos) << audit.out;
+  for (uid_t uid : kWorkerUids) {
+    EXPECT_TRUE(ProcessesOfUser(uid).empty()) << "a process of uid " << uid << " was left";
+  }
+}
+
+// The red-team method of WorkersOfLaterCallsStartAheadFrozenAndOutOfReach, with warm-ups in
+// pairs: it reaches no other worker from its warm-up (beside its pair's) or its timed call, and
+// finds every other worker stopped when it is timed: the joined one stopped through the
+// leading call's priming and timed call.
+TEST(ScoreCommandTest, AJoinedWorkerIsOutOfReachAndStoppedWhileTheOtherIsTimed) {
+  if (!HavePython()) GTEST_SKIP() << "no python3 that imports torch";
+  if (geteuid() != 0) GTEST_SKIP() << "warm-ups are paired only under the full sandbox";
+  TempDir dir;
+  const std::string out = dir / "evidence";
+  BinaryRun run = RunRatchet({"score",
+                              SourceDir() + "/tests/submissions/reach_other_workers.py:method",
+                              "--band", "3000", "--rules", FastRules(dir), "--out", out},
+                             {"RATCHET_PAIR_WARMUPS=always"});
+  ASSERT_TRUE(ScoredToTheEnd(run, out));
+  Json calls = Json::parse(*ReadFile(out + "/records/reach_other_workers/run-1/calls.json"));
+  ASSERT_EQ(calls.size(), 4u);
+  EXPECT_EQ(calls[1]["phases"].value("paired_with", Json()), 3);
+  Result<std::string> second = ReadFile(out + "/records/reach_other_workers/run-1/logs/02.log");
+  ASSERT_TRUE(second.ok()) << second.status().message();
+  // In call 2's timed call: call 3's worker (its method warmed up) and call 4's, both stopped.
+  EXPECT_NE(second->find("call 2: 2 other workers, none reachable, thread states ['T', 'T']"),
+            std::string::npos)
+      << *second;
+  // In call 3's timed call: call 2's worker, still there and stopped, and call 4's.
+  Result<std::string> third = ReadFile(out + "/records/reach_other_workers/run-1/logs/03.log");
+  ASSERT_TRUE(third.ok()) << third.status().message();
+  EXPECT_NE(third->find("call 2: 2 other workers, none reachable, thread states ['T', 'T']"),
+            std::string::npos)
+      << *third;
+}
+
+// With warm-ups in pairs, a method's thread and child that print the clock from its timed call
+// on stop with its worker: the leading call's before the joined call is thawed (its priming and
+// timed call come after), the joined call's before the next call's calibration.
+TEST(ScoreCommandTest, APairsMethodsRunNothingBesideTheOtherCallsWindows) {
+  if (!HavePython()) GTEST_SKIP() << "no python3 that imports torch";
+  if (geteuid() != 0) GTEST_SKIP() << "warm-ups are paired only under the full sandbox";
+  TempDir dir;
+  const std::string out = dir / "evidence";
+  BinaryRun run = RunRatchet({"score", SourceDir() + "/tests/submissions/outlive_call.py:method",
+                              "--band", "3000", "--rules", FastRules(dir), "--out", out},
+                             {"RATCHET_PAIR_WARMUPS=always"});
+  ASSERT_TRUE(run.exit_code == 0 || run.exit_code == 1) << run.out << run.err;
+  const std::string folder = out + "/records/outlive_call/run-1";
+  Json calls = Json::parse(*ReadFile(folder + "/calls.json"));
+  ASSERT_EQ(calls.size(), 4u);
+  ASSERT_EQ(calls[1]["phases"].value("paired_with", Json()), 3);
+  auto at_ns = [&calls](size_t i, const std::string& step) {
+    const Json& call = calls[i];
+    EXPECT_TRUE(call["phases"]["steps"].contains(step)) << "call " << i + 1 << ": " << step;
+    const double started = call["worker"]["clock_ns"]["replying"].get<double>() -
+                           call["phases"]["steps"]["worker_replying"].get<double>() * 1e6;
+    return started + call["phases"]["steps"].value(step, 0.0) * 1e6;
+  };
+  // Each call's thread and child tick until its worker is stopped; what must come after.
+  const std::pair<size_t, double> until[] = {{1, at_ns(2, "thawed")}, {2, at_ns(3, "froze")}};
+  for (const auto& [i, limit] : until) {
+    char name[32];
+    std::snprintf(name, sizeof name, "/logs/%02zu.log", i + 1);
+    Result<std::string> log = ReadFile(folder + name);
+    ASSERT_TRUE(log.ok()) << log.status().message();
+    std::map<std::string, double> last;
+    std::istringstream lines(*log);
+    for (std::string line; std::getline(lines, line);) {
+      std::istringstream fields(line);
+      std::string word, who;
+      double ns = 0;
+      if (fields >> word >> who >> ns && word == "tick") last[who] = std::max(last[who], ns);
+    }
+    ASSERT_EQ(last.size(), 2u) << "call " << i + 1 << " printed no ticks of both:\n" << *log;
+    for (const auto& [who, ns] : last) {
+      EXPECT_GT(ns, at_ns(i, "primed")) << who << " of call " << i + 1;
+      EXPECT_LT(ns, limit) << who << " of call " << i + 1 << " ran on beside the next window";
+    }
+  }
+  for (uid_t uid : kWorkerUids) {
+    EXPECT_TRUE(ProcessesOfUser(uid).empty()) << "a process of uid " << uid << " was left";
+  }
+}
+
+// A worker that fails to warm up beside the call before it is not charged with it: its call
+// starts a worker again, alone, as for a worker started ahead whose start failed. The red-team
+// method fails exactly when it warms up beside the worker of uid 65533 (call 2's).
+TEST(ScoreCommandTest, AFailureBesideThePairsOtherCallStartsTheCallAgainAlone) {
+  if (!HavePython()) GTEST_SKIP() << "no python3 that imports torch";
+  if (geteuid() != 0) GTEST_SKIP() << "warm-ups are paired only under the full sandbox";
+  TempDir dir;
+  const std::string out = dir / "evidence";
+  BinaryRun run = RunRatchet({"score", SourceDir() + "/tests/submissions/fails_beside_another.py:method",
+                              "--band", "3000", "--rules", FastRules(dir), "--out", out},
+                             {"RATCHET_PAIR_WARMUPS=always"});
+  ASSERT_TRUE(ScoredToTheEnd(run, out));
+  Json calls = Json::parse(*ReadFile(out + "/records/fails_beside_another/run-1/calls.json"));
+  ASSERT_EQ(calls.size(), 4u);
+  EXPECT_FALSE(calls[1]["phases"].contains("paired_with"));
+  EXPECT_TRUE(calls[1]["phases"]["steps"].contains("stopped"))
+      << "call 2 led no pair once call 3's warm-up failed";
+  // Once a pair failed, the run makes none again.
+  EXPECT_FALSE(calls[2]["phases"].contains("paired_with"));
+  EXPECT_FALSE(calls[3]["phases"].contains("paired_with"));
+  ASSERT_TRUE(calls[2]["phases"].contains("restarted_because")) << calls[2]["phases"].dump();
+  const std::string because = calls[2]["phases"]["restarted_because"].get<std::string>();
+  EXPECT_NE(because.find("could not warm up beside call 2's"), std::string::npos) << because;
+  EXPECT_NE(because.find("warmed up beside the worker of uid 65533"), std::string::npos)
+      << because;
+  EXPECT_EQ(calls[2]["worker"]["sandbox"]["uid"], 65532);
+  // Call 3 was made whole, alone: its own calibration, load and warm-up.
+  for (const char* step : {"restarted", "calibrated", "loaded", "warmed"}) {
+    EXPECT_TRUE(calls[2]["phases"]["steps"].contains(step)) << step;
+  }
+}
+
+// A leading call whose warm-up fails beside the joined one is not charged with it either: both
+// calls start a worker again, alone, each on its own warm-up draw, and the run makes no pair
+// again. The method (written here: alone it never fails, so it cannot be a red-team file of
+// tests/submissions, whose workers ahead run beside every warm-up) fails when it runs as call 2's
+// uid (65533) while call 3's worker (65532) runs.
+TEST(ScoreCommandTest, ALeadersFailureBesideItsPairStartsBothCallsAgainAlone) {
+  if (!HavePython()) GTEST_SKIP() << "no python3 that imports torch";
+  if (geteuid() != 0) GTEST_SKIP() << "warm-ups are paired only under the full sandbox";
+  TempDir dir;
+  Result<std::string> beside = ReadFile(SourceDir() + "/tests/submissions/fails_beside_another.py");
+  ASSERT_TRUE(beside.ok()) << beside.status().message();
+  std::string text = *beside;
+  const std::string condition = "os.getuid() == 65532 and running(65533)";
+  ASSERT_NE(text.find(condition), std::string::npos);
+  text.replace(text.find(condition), condition.size(), "os.getuid() == 65533 and running(65532)");
+  text.replace(text.find("uid 65533\")"), std::string("uid 65533\")").size(), "uid 65532\")");
+  const std::string file = dir / "fails_leading.py";
+  ASSERT_TRUE(WriteFileAtomic(file, text).ok());
+  const std::string out = dir / "evidence";
+  BinaryRun run = RunRatchet({"score", file + ":method", "--band", "3000", "--rules",
+                              FastRules(dir), "--out", out},
+                             {"RATCHET_PAIR_WARMUPS=always"});
+  ASSERT_TRUE(ScoredToTheEnd(run, out));
+  Json calls = Json::parse(*ReadFile(out + "/records/fails_leading/run-1/calls.json"));
+  ASSERT_EQ(calls.size(), 4u);
+  for (size_t i = 0; i < calls.size(); ++i) {
+    EXPECT_FALSE(calls[i]["phases"].contains("paired_with")) << i;
+    EXPECT_EQ(calls[i]["phases"].contains("restarted_because"), i == 1 || i == 2) << i;
+  }
+  const std::string second = calls[1]["phases"].value("restarted_because", "");
+  EXPECT_NE(second.find("its warm-up failed beside call 3's"), std::string::npos) << second;
+  EXPECT_NE(second.find("warmed up beside the worker of uid 65532"), std::string::npos) << second;
+  const std::string third = calls[2]["phases"].value("restarted_because", "");
+  EXPECT_NE(third.find("call 2's warm-up beside it failed"), std::string::npos) << third;
+  EXPECT_EQ(calls[1]["worker"]["sandbox"]["uid"], 65533);
+  EXPECT_EQ(calls[2]["worker"]["sandbox"]["uid"], 65532);
+  BinaryRun audit = RunRatchet({"audit", out, "--rules", FastRules(dir)});
+  EXPECT_EQ(audit.exit_code, 0) << audit.out << audit.err;
 }
 
 }  // namespace
