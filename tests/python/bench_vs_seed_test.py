@@ -1,4 +1,5 @@
-"""scripts/bench-vs-seed's figures from a run's calls: the per-call steps and the summary.
+"""scripts/bench-vs-seed's figures from a run's calls: the per-call steps, the floor's raise and
+the summary.
 
 The benchmark itself needs a GPU box, the seed scorer and minutes; these are its sums, checked on
 calls made up here.
@@ -84,6 +85,33 @@ class Summary(unittest.TestCase):
         self.assertIsNone(summary["call_ms_median"])
         self.assertIsNone(summary["warmup_ms_median"])
         self.assertEqual(summary["calls"], 30)
+
+
+def timed(dataset, ms):
+    return {"dataset": dataset, "ms": ms, "parent_ms": ms + 1.0, "overhead_ms": 0.8,
+            "correct": 9, "total": 10}
+
+
+class FloorRaise(unittest.TestCase):
+    def test_the_raise_is_the_ranked_time_above_the_slower_groups_own_mean(self):
+        # MNIST mean 14.0, hold-out mean 14.2: a ranked time of 14.25 was raised by 0.05.
+        calls = [timed("mnist", 13.9), timed("mnist", 14.1), timed("fashion", 14.2),
+                 timed("fashion", 14.2)]
+        self.assertAlmostEqual(bench.floor_raise_ms(run(calls, ranked=14.25)), 0.05, places=9)
+
+    def test_an_unfloored_run_and_a_disqualified_one(self):
+        calls = [timed("mnist", 14.0), timed("fashion", 13.0)]
+        self.assertEqual(bench.floor_raise_ms(run(calls, ranked=14.0)), 0.0)
+        self.assertIsNone(bench.floor_raise_ms(run(calls, ranked=None)))
+
+    def test_the_summary_keeps_each_runs_raise_in_order(self):
+        calls = [timed("mnist", 10.0), timed("fashion", 9.0)]
+        summary = bench.summarize([run(calls, ranked=10.2), run(calls, ranked=None),
+                                   run(calls, ranked=10.0)])
+        self.assertEqual(len(summary["floor_raise_ms"]), 3)
+        self.assertAlmostEqual(summary["floor_raise_ms"][0], 0.2, places=9)
+        self.assertIsNone(summary["floor_raise_ms"][1])
+        self.assertEqual(summary["floor_raise_ms"][2], 0.0)
 
 
 if __name__ == "__main__":
