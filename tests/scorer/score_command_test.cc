@@ -64,6 +64,35 @@ std::set<std::string> Broken(const Json& report) {
   return ::testing::AssertionSuccess();
 }
 
+// A step of call i (from 0) on the monotonic clock in ns, from its worker's own instant of
+// answering hello (phases.steps is in ms since the call began).
+double StepAtNs(const Json& calls, size_t i, const std::string& step) {
+  const Json& steps = calls[i]["phases"]["steps"];
+  EXPECT_TRUE(steps.contains(step)) << "call " << i + 1 << ": no step " << step;
+  const double started = calls[i]["worker"]["clock_ns"]["replying"].get<double>() -
+                         steps["worker_replying"].get<double>() * 1e6;
+  return started + steps.value(step, 0.0) * 1e6;
+}
+
+// The last instant (monotonic ns) at which each of tests/submissions/outlive_call.py's thread
+// and child printed a tick into the log of call `call` (from 1); the log's text in *text.
+std::map<std::string, double> LastTicks(const std::string& run_folder, size_t call,
+                                        std::string* text) {
+  char name[32];
+  std::snprintf(name, sizeof name, "/logs/%02zu.log", call);
+  Result<std::string> log = ReadFile(run_folder + name);
+  *text = log.ok() ? *log : "(not read: " + log.status().message() + ")";
+  std::map<std::string, double> last;  // "thread", "child" -> the last tick's clock
+  std::istringstream lines(*text);
+  for (std::string line; std::getline(lines, line);) {
+    std::istringstream fields(line);
+    std::string word, who;
+    double ns = 0;
+    if (fields >> word >> who >> ns && word == "tick") last[who] = std::max(last[who], ns);
+  }
+  return last;
+}
+
 TEST(ScoreCommandTest, NearestClassMeanQualifiesAtALooseBandWithCompleteEvidence) {
   if (!HavePython()) GTEST_SKIP() << "no python3 that imports torch";
   TempDir dir;
@@ -267,27 +296,11 @@ TEST(ScoreCommandTest, AMethodRunsNothingDuringTheNextCalibration) {
   const std::string folder = out + "/records/outlive_call/run-1";
   Json calls = Json::parse(*ReadFile(folder + "/calls.json"));
   ASSERT_EQ(calls.size(), 4u);
-  // A step of call i on the monotonic clock, from its worker's own instant of answering hello.
-  auto at_ns = [&calls](size_t i, const std::string& step) {
-    const Json& call = calls[i];
-    const double started = call["worker"]["clock_ns"]["replying"].get<double>() -
-                           call["phases"]["steps"]["worker_replying"].get<double>() * 1e6;
-    return started + call["phases"]["steps"][step].get<double>() * 1e6;
-  };
+  auto at_ns = [&calls](size_t i, const std::string& step) { return StepAtNs(calls, i, step); };
   for (size_t i = 0; i < calls.size(); ++i) {
-    char name[32];
-    std::snprintf(name, sizeof name, "/logs/%02zu.log", i + 1);
-    Result<std::string> log = ReadFile(folder + name);
-    ASSERT_TRUE(log.ok()) << log.status().message();
-    std::map<std::string, double> last;  // "thread", "child" -> the last tick's clock
-    std::istringstream lines(*log);
-    for (std::string line; std::getline(lines, line);) {
-      std::istringstream fields(line);
-      std::string word, who;
-      double ns = 0;
-      if (fields >> word >> who >> ns && word == "tick") last[who] = std::max(last[who], ns);
-    }
-    ASSERT_EQ(last.size(), 2u) << "call " << i + 1 << " printed no ticks of both:\n" << *log;
+    std::string log;
+    const std::map<std::string, double> last = LastTicks(folder, i + 1, &log);
+    ASSERT_EQ(last.size(), 2u) << "call " << i + 1 << " printed no ticks of both:\n" << log;
     const Json& steps = calls[i]["phases"]["steps"];
     EXPECT_TRUE(steps.contains("killed") && steps.contains("closed")) << steps.dump();
     EXPECT_EQ(steps.contains("stopped"), i + 1 < calls.size())
@@ -331,14 +344,7 @@ TEST(ScoreCommandTest, TwoCallsWarmUpSideBySideAndAreTimedEachAlone) {
   ASSERT_TRUE(ScoredToTheEnd(run, out));
   Json calls = Json::parse(*ReadFile(out + "/records/ncm/run-1/calls.json"));
   ASSERT_EQ(calls.size(), 4u);
-  // A step of call i on the monotonic clock, from its worker's own instant of answering hello.
-  auto at_ns = [&calls](size_t i, const std::string& step) {
-    const Json& call = calls[i];
-    EXPECT_TRUE(call["phases"]["steps"].contains(step)) << "call " << i + 1 << ": " << step;
-    const double started = call["worker"]["clock_ns"]["replying"].get<double>() -
-                           call["phases"]["steps"]["worker_replying"].get<double>() * 1e6;
-    return started + call["phases"]["steps"].value(step, 0.0) * 1e6;
-  };
+  auto at_ns = [&calls](size_t i, const std::string& step) { return StepAtNs(calls, i, step); };
   const Json no_pair;
   EXPECT_EQ(calls[0]["phases"].value("paired_with", no_pair), no_pair);
   EXPECT_EQ(calls[1]["phases"].value("paired_with", no_pair), 3);
@@ -426,29 +432,13 @@ TEST(ScoreCommandTest, APairsMethodsRunNothingBesideTheOtherCallsWindows) {
   Json calls = Json::parse(*ReadFile(folder + "/calls.json"));
   ASSERT_EQ(calls.size(), 4u);
   ASSERT_EQ(calls[1]["phases"].value("paired_with", Json()), 3);
-  auto at_ns = [&calls](size_t i, const std::string& step) {
-    const Json& call = calls[i];
-    EXPECT_TRUE(call["phases"]["steps"].contains(step)) << "call " << i + 1 << ": " << step;
-    const double started = call["worker"]["clock_ns"]["replying"].get<double>() -
-                           call["phases"]["steps"]["worker_replying"].get<double>() * 1e6;
-    return started + call["phases"]["steps"].value(step, 0.0) * 1e6;
-  };
+  auto at_ns = [&calls](size_t i, const std::string& step) { return StepAtNs(calls, i, step); };
   // Each call's thread and child tick until its worker is stopped; what must come after.
   const std::pair<size_t, double> until[] = {{1, at_ns(2, "thawed")}, {2, at_ns(3, "froze")}};
   for (const auto& [i, limit] : until) {
-    char name[32];
-    std::snprintf(name, sizeof name, "/logs/%02zu.log", i + 1);
-    Result<std::string> log = ReadFile(folder + name);
-    ASSERT_TRUE(log.ok()) << log.status().message();
-    std::map<std::string, double> last;
-    std::istringstream lines(*log);
-    for (std::string line; std::getline(lines, line);) {
-      std::istringstream fields(line);
-      std::string word, who;
-      double ns = 0;
-      if (fields >> word >> who >> ns && word == "tick") last[who] = std::max(last[who], ns);
-    }
-    ASSERT_EQ(last.size(), 2u) << "call " << i + 1 << " printed no ticks of both:\n" << *log;
+    std::string log;
+    const std::map<std::string, double> last = LastTicks(folder, i + 1, &log);
+    ASSERT_EQ(last.size(), 2u) << "call " << i + 1 << " printed no ticks of both:\n" << log;
     for (const auto& [who, ns] : last) {
       EXPECT_GT(ns, at_ns(i, "primed")) << who << " of call " << i + 1;
       EXPECT_LT(ns, limit) << who << " of call " << i + 1 << " ran on beside the next window";
