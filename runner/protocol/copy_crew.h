@@ -2,6 +2,13 @@
 // call's inputs into the input buffer, which happens inside the timed window (on the H200 host
 // one thread writes the ~4.9 MB of a draw in about 0.4 ms, four in about 0.11 ms). Helpers sleep
 // between windows and are woken (Arm) before one opens, so that only the copy itself is timed.
+//
+// On a GPU the worker's copy engine reads what was written (a DMA from the pinned buffer), and
+// the crew writes with non-temporal stores (Stores::kStreaming), which go to memory past the
+// caches. With ordinary stores each thread's share (about 1.2 MB) stays dirty in its core's own
+// cache, and the device's read of it took 0.16-0.55 ms, spread wide from one copy to the next,
+// against 0.11-0.15 ms after streaming stores (measured on the H200 host, docs/performance.md):
+// that spread was the largest part of the timed call's unexplained time.
 #ifndef RATCHET_PROTOCOL_COPY_CREW_H_
 #define RATCHET_PROTOCOL_COPY_CREW_H_
 
@@ -18,6 +25,18 @@
 
 namespace ratchet {
 
+// How a copy writes its destination: through the caches (memcpy), or with non-temporal stores
+// that bypass them, fenced before the copy counts as done (plain memcpy where the processor has
+// no such stores).
+enum class Stores { kCached, kStreaming };
+
+// "cached" or "streaming": the evidence's word for them (calls.json, phases.write_stores).
+const char* StoresName(Stores stores);
+
+// Copies `bytes` from `from` to `to` the way `stores` says; a streaming copy's stores are
+// globally visible (fenced) when it returns.
+void CopyBytes(unsigned char* to, const unsigned char* from, size_t bytes, Stores stores);
+
 class CopyCrew {
  public:
   // How many helpers a machine of `cores` usable cores gets: none below 8 (there the cores are
@@ -27,14 +46,16 @@ class CopyCrew {
   // The cores this process may run on (its affinity mask; the machine's count if unreadable).
   static unsigned UsableCores();
 
-  // Starts `helpers` threads; none when the system cannot start them all.
-  explicit CopyCrew(int helpers);
+  // Starts `helpers` threads; none when the system cannot start them all. Every share is written
+  // with `stores`.
+  CopyCrew(int helpers, Stores stores);
   CopyCrew(const CopyCrew&) = delete;
   CopyCrew& operator=(const CopyCrew&) = delete;
   ~CopyCrew();
 
   int helpers() const { return static_cast<int>(threads_.size()); }
   int threads() const { return helpers() + 1; }
+  Stores stores() const { return stores_; }
 
   // Wakes the helpers and returns once every one of them is spinning, ready for the next Copy.
   // Call it outside the window; a no-op without helpers.
@@ -71,6 +92,7 @@ class CopyCrew {
   void CopyShare(int index) const;
   void Stall(int index, bool before_taking) const;
 
+  const Stores stores_;
   std::vector<std::thread> threads_;
   std::mutex mutex_;
   std::condition_variable wake_;

@@ -508,7 +508,10 @@ Result<RunOutcome> ScoreOnce(const RunInputs& inputs, const ProgressSink& say) {
       // (each with its own device context and memory).
       record.phases["steps"] = steps;
       record.phases["alive_ahead"] = live_ahead() + (prepared ? 1 : 0);
-      if (crew) record.phases["write_threads"] = crew->threads();
+      if (crew) {
+        record.phases["write_threads"] = crew->threads();
+        record.phases["write_stores"] = StoresName(crew->stores());
+      }
       if (!previous.empty()) record.phases["previous"] = previous;
       if (paired_with) record.phases["paired_with"] = paired_with;
       finish_run();  // the last call completed, the workers ahead and every worker uid killed
@@ -644,7 +647,9 @@ Result<RunOutcome> ScoreOnce(const RunInputs& inputs, const ProgressSink& say) {
         workers_ahead = inputs.submission.native ? kNativeWorkersAhead : kPythonWorkersAhead;
       }
       if (spin && !crew) {
-        crew = std::make_unique<CopyCrew>(CopyCrew::HelpersFor(CopyCrew::UsableCores()));
+        // The board's copy engine reads what the crew writes: streaming stores (copy_crew.h).
+        crew = std::make_unique<CopyCrew>(CopyCrew::HelpersFor(CopyCrew::UsableCores()),
+                                          Stores::kStreaming);
       }
       if (std::optional<CallFailure> failure = freeze(true)) return fail(*failure);
       if (previous_stopped() && !await_previous_stopped(&previous)) step("previous_closed");
@@ -1004,7 +1009,8 @@ Result<RunOutcome> ScoreOnce(const RunInputs& inputs, const ProgressSink& say) {
     record.phases = Json{{"timed", timed_result.phases},
                          {"calibration", MedianPhases(calibration_phases)},
                          {"frozen_ahead", frozen_ahead},
-                         {"write_threads", crew ? crew->threads() : 1}};
+                         {"write_threads", crew ? crew->threads() : 1},
+                         {"write_stores", StoresName(crew ? crew->stores() : Stores::kCached)}};
     if (paired_with) record.phases["paired_with"] = paired_with;
     if (!previous.empty()) record.phases["previous"] = previous;
     if (!restarted_because.empty()) record.phases["restarted_because"] = restarted_because;

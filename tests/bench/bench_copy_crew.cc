@@ -1,6 +1,8 @@
 // The window's write of a standard draw (10,000 x 60 each: 4,880,000 bytes) into the input
-// buffer, by CopyCrew with 0 to N helpers, as Go makes it: the draw copied into the staging area
-// first (outside the window), the crew armed, then the timed copy. A benchmark, not a test:
+// buffer, by CopyCrew with 0 to N helpers and either stores (streaming, as ratchet writes on a
+// GPU, and cached), as Go makes it: the draw copied into the staging area first (outside the
+// window), the crew armed, then the timed copy. What the stores change for the device's read of
+// the buffer after the write is not measured here: that needs the GPU (docs/performance.md). A benchmark, not a test:
 // scripts/bench-write runs it and docs/performance.md records its figures.
 //
 //   bench_copy_crew [REPEATS] [MAX_HELPERS]     defaults: 400, min(7, usable cores - 1)
@@ -57,10 +59,12 @@ int Main(int argc, char** argv) {
   std::printf("write of %llu bytes, %d repeats, %u usable cores (ratchet uses %d helpers here)\n",
               static_cast<unsigned long long>(layout->bytes()), repeats, cores,
               CopyCrew::HelpersFor(cores));
-  std::printf("%-8s %-8s %12s %12s %12s %14s\n", "helpers", "threads", "median us", "p10 us",
-              "p90 us", "arm median us");
-  for (int helpers = 0; helpers <= max_helpers; ++helpers) {
-    CopyCrew crew(helpers);
+  std::printf("%-10s %-8s %-8s %12s %12s %12s %14s\n", "stores", "helpers", "threads",
+              "median us", "p10 us", "p90 us", "arm median us");
+  for (int run = 0; run < 2 * (max_helpers + 1); ++run) {
+    const Stores stores = run % 2 == 0 ? Stores::kStreaming : Stores::kCached;
+    const int helpers = run / 2;
+    CopyCrew crew(helpers, stores);
     std::vector<double> copy_us, arm_us;
     for (int r = 0; r < repeats; ++r) {
       std::copy(draw_x.begin(), draw_x.end(), staging_x.begin());  // the stage
@@ -75,7 +79,8 @@ int Main(int argc, char** argv) {
       copy_us.push_back(Microseconds(written - opened));
       std::this_thread::sleep_for(std::chrono::microseconds(300));  // the helpers go back to sleep
     }
-    std::printf("%-8d %-8d %12.1f %12.1f %12.1f %14.1f\n", crew.helpers(), crew.threads(),
+    std::printf("%-10s %-8d %-8d %12.1f %12.1f %12.1f %14.1f\n",
+                stores == Stores::kStreaming ? "streaming" : "cached", crew.helpers(), crew.threads(),
                 Quantile(copy_us, 0.5), Quantile(copy_us, 0.1), Quantile(copy_us, 0.9),
                 Quantile(arm_us, 0.5));
   }

@@ -5,6 +5,7 @@
 #include <chrono>
 #include <cstring>
 #include <numeric>
+#include <tuple>
 #include <vector>
 
 #include "protocol/input_buffer.h"
@@ -72,12 +73,18 @@ struct Pieces {
   std::vector<std::vector<unsigned char>> from, to;
 };
 
-class CopyCrewCopies : public ::testing::TestWithParam<int> {};
+// Parameters: the helpers, and the stores.
+class CopyCrewCopies : public ::testing::TestWithParam<std::tuple<int, Stores>> {
+ protected:
+  int helpers() const { return std::get<0>(GetParam()); }
+  Stores stores() const { return std::get<1>(GetParam()); }
+};
 
 TEST_P(CopyCrewCopies, EveryByteOfEveryPieceOnEveryCopy) {
-  CopyCrew crew(GetParam());
-  EXPECT_EQ(crew.helpers(), GetParam());
-  EXPECT_EQ(crew.threads(), GetParam() + 1);
+  CopyCrew crew(helpers(), stores());
+  EXPECT_EQ(crew.helpers(), helpers());
+  EXPECT_EQ(crew.threads(), helpers() + 1);
+  EXPECT_EQ(crew.stores(), stores());
   Pieces pieces({2400001, 80003, 127});
   std::vector<CopyPiece> plan = pieces.Plan();
   for (unsigned round = 0; round < 20; ++round) {
@@ -92,7 +99,7 @@ TEST_P(CopyCrewCopies, EveryByteOfEveryPieceOnEveryCopy) {
 }
 
 TEST_P(CopyCrewCopies, ACopySmallerThanOneShareEach) {
-  CopyCrew crew(GetParam());
+  CopyCrew crew(helpers(), stores());
   Pieces pieces({3, 0, 5});
   pieces.Fill(1);
   std::vector<CopyPiece> plan = pieces.Plan();
@@ -102,7 +109,7 @@ TEST_P(CopyCrewCopies, ACopySmallerThanOneShareEach) {
 }
 
 TEST_P(CopyCrewCopies, NothingOutsideThePiecesIsWritten) {
-  CopyCrew crew(GetParam());
+  CopyCrew crew(helpers(), stores());
   // One buffer with a guard band before and after each piece's destination.
   std::vector<unsigned char> from(1000), to(1000 + 3 * 64 + 64, 0xEE);
   std::iota(from.begin(), from.end(), 0);
@@ -124,20 +131,47 @@ TEST_P(CopyCrewCopies, NothingOutsideThePiecesIsWritten) {
 TEST_P(CopyCrewCopies, ArmedAndNeverUsedItStillEnds) {
   // A crew armed before a window that never opened (the call failed in between): its helpers
   // spin for a copy that does not come, and the destructor must end them.
-  auto crew = std::make_unique<CopyCrew>(GetParam());
+  auto crew = std::make_unique<CopyCrew>(helpers(), stores());
   crew->Arm();
   crew.reset();
   SUCCEED();
 }
 
-INSTANTIATE_TEST_SUITE_P(Helpers, CopyCrewCopies, ::testing::Values(0, 1, 3));
+INSTANTIATE_TEST_SUITE_P(HelpersAndStores, CopyCrewCopies,
+                         ::testing::Combine(::testing::Values(0, 1, 3),
+                                            ::testing::Values(Stores::kCached, Stores::kStreaming)));
+
+// Every alignment of source and destination and every length around the 16-byte stores and the
+// 64-byte loop of a streaming copy; nothing before or after the destination is written.
+TEST(CopyBytesTest, EveryAlignmentAndLengthCopiesExactlyTheBytes) {
+  std::vector<unsigned char> from(512);
+  for (size_t i = 0; i < from.size(); ++i) from[i] = static_cast<unsigned char>(i * 37 + 11);
+  for (Stores stores : {Stores::kCached, Stores::kStreaming}) {
+    for (size_t to_offset = 0; to_offset < 16; ++to_offset) {
+      for (size_t from_offset = 0; from_offset < 16; from_offset += 5) {
+        for (size_t bytes : {0, 1, 15, 16, 63, 64, 65, 79, 128, 191, 200, 300}) {
+          alignas(64) unsigned char to[512 + 64];
+          std::memset(to, 0xEE, sizeof to);
+          CopyBytes(to + to_offset, from.data() + from_offset, bytes, stores);
+          for (size_t i = 0; i < sizeof to; ++i) {
+            const bool inside = i >= to_offset && i < to_offset + bytes;
+            const unsigned char want = inside ? from[from_offset + i - to_offset] : 0xEE;
+            ASSERT_EQ(to[i], want) << "byte " << i << ", to_offset " << to_offset
+                                   << ", from_offset " << from_offset << ", bytes " << bytes
+                                   << (stores == Stores::kStreaming ? ", streaming" : ", cached");
+          }
+        }
+      }
+    }
+  }
+}
 
 // A helper the system stops (here: one that sleeps) costs the copy about one share, not as long
 // as it is stopped, whether it stalls before taking its share or while it holds it; Settle waits
 // for it, and the next copy is whole.
 TEST(CopyCrewStallTest, AStalledHelperDoesNotHoldTheCopy) {
   for (bool before_taking : {true, false}) {
-    CopyCrew crew(2);
+    CopyCrew crew(2, Stores::kStreaming);
     Pieces pieces({2400001, 80003, 2400000});
     std::vector<CopyPiece> plan = pieces.Plan();
     crew.StallForTesting(2, before_taking, 2000000);  // 2 s
