@@ -200,6 +200,33 @@ def floor_raise_ms(run):
     return max(0.0, run["ranked_ms"] - own)
 
 
+# The steps of a timed window, in order (docs/scoring.md: phases.timed and phases.calibration).
+WINDOW_STEPS = ("write", "to_worker", "inputs", "method", "labels", "to_parent")
+
+
+def unexplained_by_step(calls):
+    """Where the unexplained time sits, for ratchet's calls: per step of the window, the median over
+    the calls of the timed call's step less the calibration's median of the same step; for the
+    method step, less the method's own time too (what the worker's clock saw beyond the events).
+    Medians of each step, so they need not add up to the median unexplained time. None when no
+    call keeps its window's steps (the seed's calls)."""
+    diffs = {step: [] for step in WINDOW_STEPS}
+    for c in calls:
+        phases = c.get("phases") or {}
+        timed, calibration = phases.get("timed"), phases.get("calibration")
+        if not isinstance(timed, dict) or not isinstance(calibration, dict):
+            continue
+        if not all(isinstance(timed.get(k), (int, float)) and
+                   isinstance(calibration.get(k), (int, float)) for k in WINDOW_STEPS):
+            continue
+        for step in WINDOW_STEPS:
+            diff = timed[step] - calibration[step]
+            diffs[step].append(diff - c["ms"] if step == "method" else diff)
+    if not diffs["write"]:
+        return None
+    return {step: statistics.median(values) for step, values in diffs.items()}
+
+
 def summarize(runs):
     """The figures of one side over its runs (see docs/bench-vs-seed.md)."""
     calls = [c for r in runs for c in r["calls"]]
@@ -224,6 +251,7 @@ def summarize(runs):
         "ranked_ms": [r["ranked_ms"] for r in runs],
         "ranked_ms_cv_sample": cv,
         "floor_raise_ms": [floor_raise_ms(r) for r in runs],
+        "unexplained_by_step_ms": unexplained_by_step(calls),
         "mnist_error": 1 - correct / total if total else None,
         "energy_mj_per_call_median": median_or_none(energy),
         "energy_mj_per_call": [r["energy_mj_per_call"] for r in runs],
@@ -618,6 +646,12 @@ class Bench:
             if summaries[side]["energy_mj_per_call_median"] is None:
                 notes = sorted({r["energy_note"] for r in runs[side] if r["energy_note"]})
                 lines.append(f"energy n/a, {SIDE_TITLES[side]}: {'; '.join(notes) or '?'}")
+        for side in sides:
+            by_step = summaries[side].get("unexplained_by_step_ms")
+            if by_step:
+                cells = ", ".join(f"{step} {by_step[step]:+.3f}" for step in WINDOW_STEPS)
+                lines.append(f"unexplained by window step, {SIDE_TITLES[side]} (median ms, timed "
+                             f"less calibration): {cells}")
         if "seed" in sides:
             process = statistics.median(r["process_wall_s"] for r in runs["seed"])
             lines.append(f"wall time: the seed's is evaluate() alone, its pools built before it "

@@ -114,5 +114,49 @@ class FloorRaise(unittest.TestCase):
         self.assertEqual(summary["floor_raise_ms"][2], 0.0)
 
 
+def windowed_call(ms, timed, calibration):
+    """A call with its window's steps: `timed` and `calibration` give write, to_worker, inputs,
+    method, labels and to_parent in that order."""
+    steps = ("write", "to_worker", "inputs", "method", "labels", "to_parent")
+    return {"dataset": "mnist", "ms": ms, "parent_ms": 0.0, "overhead_ms": 0.0, "correct": 9,
+            "total": 10, "phases": {"timed": dict(zip(steps, timed)),
+                                    "calibration": dict(zip(steps, calibration))}}
+
+
+class UnexplainedByStep(unittest.TestCase):
+    def test_each_step_is_the_median_of_timed_less_calibration_and_the_method_less_its_time(self):
+        cal = (0.10, 0.05, 0.20, 0.04, 0.12, 0.04)
+        calls = [windowed_call(14.0, (0.11, 0.05, 0.20, 14.03, 0.20, 0.09), cal),
+                 windowed_call(13.0, (0.10, 0.06, 0.45, 13.02, 0.19, 0.10), cal),
+                 windowed_call(15.0, (0.08, 0.05, 0.21, 15.05, 0.22, 0.08), cal)]
+        by_step = bench.unexplained_by_step(calls)
+        expected = {"write": 0.0, "to_worker": 0.0, "inputs": 0.01, "method": -0.01,
+                    "labels": 0.08, "to_parent": 0.05}
+        self.assertEqual(set(by_step), set(expected))
+        for step, value in expected.items():
+            self.assertAlmostEqual(by_step[step], value, places=9, msg=step)
+
+    def test_calls_without_window_steps_are_left_out_and_the_seeds_give_none(self):
+        cal = (0.1, 0.1, 0.1, 0.1, 0.1, 0.1)
+        seed_call = {"dataset": "mnist", "ms": 1.0, "parent_ms": 4.0, "overhead_ms": 3.0,
+                     "correct": 9, "total": 10}
+        partial = windowed_call(1.0, (0.2,) * 6, cal)
+        del partial["phases"]["timed"]["labels"]  # a window whose instants were out of order
+        self.assertIsNone(bench.unexplained_by_step([seed_call, seed_call]))
+        self.assertIsNone(bench.unexplained_by_step([]))
+        by_step = bench.unexplained_by_step([seed_call, partial, windowed_call(1.0, (0.3,) * 6, cal)])
+        self.assertAlmostEqual(by_step["labels"], 0.2, places=9)
+        self.assertAlmostEqual(by_step["method"], 0.3 - 0.1 - 1.0, places=9)
+
+    def test_the_summary_carries_it(self):
+        cal = (0.1,) * 6
+        summary = bench.summarize([run([windowed_call(1.0, (0.15,) * 6, cal)])])
+        self.assertAlmostEqual(summary["unexplained_by_step_ms"]["to_parent"], 0.05, places=9)
+        seed = bench.summarize([run([{"dataset": "mnist", "ms": 1.0, "parent_ms": 4.0,
+                                      "overhead_ms": 3.0, "correct": 9, "total": 10}])])
+        self.assertIsNone(seed["unexplained_by_step_ms"])
+
+
+
 if __name__ == "__main__":
     unittest.main()
