@@ -2,8 +2,9 @@
 // buffer, by CopyCrew with 0 to N helpers and either stores (streaming, as ratchet writes on a
 // GPU, and cached), as Go makes it: the draw copied into the staging area first (outside the
 // window), the crew armed, then the timed copy. What the stores change for the device's read of
-// the buffer after the write is not measured here: that needs the GPU (docs/performance.md). A benchmark, not a test:
-// scripts/bench-write runs it and docs/performance.md records its figures.
+// the buffer after the write is not measured here: that needs the GPU (docs/performance.md).
+// A benchmark, not a test: scripts/bench-write runs it and docs/performance.md records its
+// figures.
 //
 //   bench_copy_crew [REPEATS] [MAX_HELPERS]     defaults: 400, min(7, usable cores - 1)
 #include <algorithm>
@@ -39,8 +40,8 @@ int Main(int argc, char** argv) {
     return 2;
   }
   Result<InputLayout> layout = InputLayout::Make(10000, 10000, 60);
-  Result<InputBuffer> buffer = layout.ok() ? InputBuffer::Create(*layout)
-                                           : Result<InputBuffer>(layout.status());
+  Result<InputBuffer> buffer =
+      layout.ok() ? InputBuffer::Create(*layout) : Result<InputBuffer>(layout.status());
   if (!buffer.ok()) {
     std::fprintf(stderr, "bench_copy_crew: %s\n", buffer.status().message().c_str());
     return 3;
@@ -59,8 +60,8 @@ int Main(int argc, char** argv) {
   std::printf("write of %llu bytes, %d repeats, %u usable cores (ratchet uses %d helpers here)\n",
               static_cast<unsigned long long>(layout->bytes()), repeats, cores,
               CopyCrew::HelpersFor(cores));
-  std::printf("%-10s %-8s %-8s %12s %12s %12s %14s\n", "stores", "helpers", "threads",
-              "median us", "p10 us", "p90 us", "arm median us");
+  std::printf("%-10s %-8s %-8s %12s %12s %12s %14s\n", "stores", "helpers", "threads", "median us",
+              "p10 us", "p90 us", "arm median us");
   for (int run = 0; run < 2 * (max_helpers + 1); ++run) {
     const Stores stores = run % 2 == 0 ? Stores::kStreaming : Stores::kCached;
     const int helpers = run / 2;
@@ -79,10 +80,9 @@ int Main(int argc, char** argv) {
       copy_us.push_back(Microseconds(written - opened));
       std::this_thread::sleep_for(std::chrono::microseconds(300));  // the helpers go back to sleep
     }
-    std::printf("%-10s %-8d %-8d %12.1f %12.1f %12.1f %14.1f\n",
-                stores == Stores::kStreaming ? "streaming" : "cached", crew.helpers(), crew.threads(),
-                Quantile(copy_us, 0.5), Quantile(copy_us, 0.1), Quantile(copy_us, 0.9),
-                Quantile(arm_us, 0.5));
+    std::printf("%-10s %-8d %-8d %12.1f %12.1f %12.1f %14.1f\n", StoresName(stores), crew.helpers(),
+                crew.threads(), Quantile(copy_us, 0.5), Quantile(copy_us, 0.1),
+                Quantile(copy_us, 0.9), Quantile(arm_us, 0.5));
   }
   return 0;
 }

@@ -5,6 +5,7 @@
 #include <chrono>
 #include <cstring>
 #include <numeric>
+#include <string>
 #include <tuple>
 #include <vector>
 
@@ -139,7 +140,11 @@ TEST_P(CopyCrewCopies, ArmedAndNeverUsedItStillEnds) {
 
 INSTANTIATE_TEST_SUITE_P(HelpersAndStores, CopyCrewCopies,
                          ::testing::Combine(::testing::Values(0, 1, 3),
-                                            ::testing::Values(Stores::kCached, Stores::kStreaming)));
+                                            ::testing::Values(Stores::kCached, Stores::kStreaming)),
+                         [](const ::testing::TestParamInfo<std::tuple<int, Stores>>& info) {
+                           return std::to_string(std::get<0>(info.param)) + "_helpers_" +
+                                  StoresName(std::get<1>(info.param));
+                         });
 
 // Every alignment of source and destination and every length around the 16-byte stores and the
 // 64-byte loop of a streaming copy; nothing before or after the destination is written.
@@ -156,9 +161,9 @@ TEST(CopyBytesTest, EveryAlignmentAndLengthCopiesExactlyTheBytes) {
           for (size_t i = 0; i < sizeof to; ++i) {
             const bool inside = i >= to_offset && i < to_offset + bytes;
             const unsigned char want = inside ? from[from_offset + i - to_offset] : 0xEE;
-            ASSERT_EQ(to[i], want) << "byte " << i << ", to_offset " << to_offset
-                                   << ", from_offset " << from_offset << ", bytes " << bytes
-                                   << (stores == Stores::kStreaming ? ", streaming" : ", cached");
+            ASSERT_EQ(to[i], want)
+                << "byte " << i << ", to_offset " << to_offset << ", from_offset " << from_offset
+                << ", bytes " << bytes << ", " << StoresName(stores);
           }
         }
       }

@@ -144,7 +144,8 @@ class UnexplainedByStep(unittest.TestCase):
         del partial["phases"]["timed"]["labels"]  # a window whose instants were out of order
         self.assertIsNone(bench.unexplained_by_step([seed_call, seed_call]))
         self.assertIsNone(bench.unexplained_by_step([]))
-        by_step = bench.unexplained_by_step([seed_call, partial, windowed_call(1.0, (0.3,) * 6, cal)])
+        whole = windowed_call(1.0, (0.3,) * 6, cal)
+        by_step = bench.unexplained_by_step([seed_call, partial, whole])
         self.assertAlmostEqual(by_step["labels"], 0.2, places=9)
         self.assertAlmostEqual(by_step["method"], 0.3 - 0.1 - 1.0, places=9)
 
