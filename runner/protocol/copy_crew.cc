@@ -32,14 +32,24 @@ const char* StoresName(Stores stores) {
   return stores == Stores::kStreaming ? "streaming" : "cached";
 }
 
-void CopyBytes(unsigned char* to, const unsigned char* from, size_t bytes, Stores stores) {
+Stores EffectiveStores(Stores wanted) {
 #if defined(__x86_64__)
-  if (stores == Stores::kStreaming && bytes >= 64) {
-    // SSE2, which every x86-64 processor has: 16-byte stores, aligned on the destination.
-    const size_t head = (16 - reinterpret_cast<uintptr_t>(to) % 16) % 16;
+  return wanted;
+#else
+  (void)wanted;
+  return Stores::kCached;
+#endif
+}
+
+size_t CopyBytes(unsigned char* to, const unsigned char* from, size_t bytes, Stores stores) {
+#if defined(__x86_64__)
+  // The destination's whole cache lines are streamed, so that no line is left half written in
+  // the caches; the bytes before the first and after the last go through them.
+  const size_t head = (64 - reinterpret_cast<uintptr_t>(to) % 64) % 64;
+  if (stores == Stores::kStreaming && bytes >= head + 64) {
     std::memcpy(to, from, head);
     size_t at = head;
-    for (; at + 64 <= bytes; at += 64) {
+    for (; at + 64 <= bytes; at += 64) {  // SSE2: 16-byte stores, aligned on the destination
       const __m128i a = _mm_loadu_si128(reinterpret_cast<const __m128i*>(from + at));
       const __m128i b = _mm_loadu_si128(reinterpret_cast<const __m128i*>(from + at + 16));
       const __m128i c = _mm_loadu_si128(reinterpret_cast<const __m128i*>(from + at + 32));
@@ -51,11 +61,12 @@ void CopyBytes(unsigned char* to, const unsigned char* from, size_t bytes, Store
     }
     std::memcpy(to + at, from + at, bytes - at);
     _mm_sfence();  // the streaming stores are weakly ordered: visible before anything after
-    return;
+    return at - head;
   }
 #endif
   (void)stores;
   std::memcpy(to, from, bytes);
+  return 0;
 }
 
 int CopyCrew::HelpersFor(unsigned cores) {
@@ -70,7 +81,7 @@ unsigned CopyCrew::UsableCores() {
   return std::max(1u, std::thread::hardware_concurrency());
 }
 
-CopyCrew::CopyCrew(int helpers, Stores stores) : stores_(stores) {
+CopyCrew::CopyCrew(int helpers, Stores stores) : stores_(EffectiveStores(stores)) {
   share_state_.reset(new std::atomic<int>[static_cast<size_t>(std::max(0, helpers)) + 1]);
   stall_us_.assign(2 * (static_cast<size_t>(std::max(0, helpers)) + 1), 0);
   for (int i = 1; i <= helpers; ++i) {
@@ -120,6 +131,7 @@ void CopyCrew::Arm() {
 
 void CopyCrew::Copy(const CopyPiece* pieces, size_t count) {
   Settle();  // no helper of the last copy reads what follows while it changes
+  streamed_.store(0, std::memory_order_relaxed);
   pieces_ = pieces;
   piece_count_ = count;
   total_bytes_ = 0;
@@ -223,16 +235,19 @@ CopyCrew::Share CopyCrew::ShareOf(int index, int threads, size_t total) {
 void CopyCrew::CopyShare(int index) const {
   auto [begin, end] = ShareOf(index, static_cast<int>(threads_.size()) + 1, total_bytes_);
   size_t at = 0;  // where the current piece starts, end to end
+  size_t streamed = 0;
   for (size_t i = 0; i < piece_count_ && begin < end; ++i) {
     const CopyPiece& piece = pieces_[i];
     const size_t piece_end = at + piece.bytes;
     if (begin < piece_end) {
       const size_t stop = std::min(end, piece_end);
-      CopyBytes(piece.to + (begin - at), piece.from + (begin - at), stop - begin, stores_);
+      streamed +=
+          CopyBytes(piece.to + (begin - at), piece.from + (begin - at), stop - begin, stores_);
       begin = stop;
     }
     at = piece_end;
   }
+  streamed_.fetch_add(streamed, std::memory_order_acq_rel);
 }
 
 }  // namespace ratchet

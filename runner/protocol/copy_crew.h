@@ -1,14 +1,16 @@
 // One large copy shared by the calling thread and a few helper threads: the parent's write of a
-// call's inputs into the input buffer, which happens inside the timed window (on the H200 host
-// one thread writes the ~4.9 MB of a draw in about 0.4 ms, four in about 0.11 ms). Helpers sleep
-// between windows and are woken (Arm) before one opens, so that only the copy itself is timed.
+// call's inputs into the input buffer, which happens inside the timed window (on the H200 host,
+// with the streaming stores below, one thread writes the ~4.9 MB of a draw in about 0.30 ms, four
+// in about 0.14 ms). Helpers sleep between windows and are woken (Arm) before one opens, so that
+// only the copy itself is timed.
 //
 // On a GPU the worker's copy engine reads what was written (a DMA from the pinned buffer), and
 // the crew writes with non-temporal stores (Stores::kStreaming), which go to memory past the
 // caches. With ordinary stores each thread's share (about 1.2 MB) stays dirty in its core's own
-// cache, and the device's read of it took 0.16-0.55 ms, spread wide from one copy to the next,
-// against 0.11-0.15 ms after streaming stores (measured on the H200 host, docs/performance.md):
-// that spread was the largest part of the timed call's unexplained time.
+// cache, and the device's read of it took 0.16-0.49 ms (10th to 90th percentile), varying from
+// one copy to the next, against 0.12-0.19 ms after streaming stores (measured on the H200 host,
+// docs/performance.md): that variation was the largest part of the spread of the timed call's
+// unexplained time.
 #ifndef RATCHET_PROTOCOL_COPY_CREW_H_
 #define RATCHET_PROTOCOL_COPY_CREW_H_
 
@@ -26,28 +28,35 @@
 namespace ratchet {
 
 // How a copy writes its destination: through the caches (memcpy), or with non-temporal stores
-// that bypass them, fenced before the copy counts as done (plain memcpy where the processor has
-// no such stores).
+// that bypass them, fenced before the copy counts as done. Streaming stores are made on x86-64
+// only (SSE2, which every such processor has); elsewhere a streaming copy is a memcpy.
 enum class Stores { kCached, kStreaming };
+
+// The stores a copy asked to make `wanted` makes on this build: kCached for kStreaming where
+// streaming stores are not made, so that the evidence says what was done.
+Stores EffectiveStores(Stores wanted);
 
 // "cached" or "streaming": the evidence's word for them (calls.json, phases.write_stores).
 const char* StoresName(Stores stores);
 
-// Copies `bytes` from `from` to `to` the way `stores` says; a streaming copy's stores are
-// globally visible (fenced) when it returns.
-void CopyBytes(unsigned char* to, const unsigned char* from, size_t bytes, Stores stores);
+// Copies `bytes` from `from` to `to` the way `stores` says, and returns how many of them were
+// written with streaming stores (whole 64-byte lines of the destination; the rest, at most 63
+// bytes at each end, through the caches). A streaming copy's stores are globally visible
+// (fenced) when it returns.
+size_t CopyBytes(unsigned char* to, const unsigned char* from, size_t bytes, Stores stores);
 
 class CopyCrew {
  public:
   // How many helpers a machine of `cores` usable cores gets: none below 8 (there the cores are
   // the method's), else a quarter of the cores less the caller's, at most 3 (4 threads in all:
-  // on the H200 host 4 threads took 0.113 ms, 6 took 0.077 ms, docs/performance.md).
+  // on the H200 host, with streaming stores, 4 threads took 0.140 ms, 7 took 0.102 ms,
+  // docs/performance.md).
   static int HelpersFor(unsigned cores);
   // The cores this process may run on (its affinity mask; the machine's count if unreadable).
   static unsigned UsableCores();
 
   // Starts `helpers` threads; none when the system cannot start them all. Every share is written
-  // with `stores`.
+  // with EffectiveStores(stores), which stores() returns.
   CopyCrew(int helpers, Stores stores);
   CopyCrew(const CopyCrew&) = delete;
   CopyCrew& operator=(const CopyCrew&) = delete;
@@ -56,6 +65,9 @@ class CopyCrew {
   int helpers() const { return static_cast<int>(threads_.size()); }
   int threads() const { return helpers() + 1; }
   Stores stores() const { return stores_; }
+  // For tests: the bytes of the last Copy written with streaming stores, summed over the
+  // threads (a share copied twice, by a late helper and the caller, counts twice).
+  size_t StreamedBytesForTesting() const { return streamed_.load(std::memory_order_acquire); }
 
   // Wakes the helpers and returns once every one of them is spinning, ready for the next Copy.
   // Call it outside the window; a no-op without helpers.
@@ -106,9 +118,10 @@ class CopyCrew {
   // Per share of a helper (index 1..helpers): kPending, kTaken (by its helper or the caller),
   // kCopied. Reset by Arm.
   std::unique_ptr<std::atomic<int>[]> share_state_;
-  std::vector<int64_t> stall_us_;        // [2 * index + before_taking], for tests; 0 in use
-  std::atomic<uint64_t> copy_epoch_{0};  // set to the arm epoch when the pieces are in place
-  const CopyPiece* pieces_ = nullptr;    // written before copy_epoch_ (release), read after
+  std::vector<int64_t> stall_us_;            // [2 * index + before_taking], for tests; 0 in use
+  mutable std::atomic<size_t> streamed_{0};  // CopyBytes' counts in the last Copy, summed
+  std::atomic<uint64_t> copy_epoch_{0};      // set to the arm epoch when the pieces are in place
+  const CopyPiece* pieces_ = nullptr;        // written before copy_epoch_ (release), read after
   size_t piece_count_ = 0;
   size_t total_bytes_ = 0;
 };

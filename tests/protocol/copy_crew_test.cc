@@ -85,7 +85,7 @@ TEST_P(CopyCrewCopies, EveryByteOfEveryPieceOnEveryCopy) {
   CopyCrew crew(helpers(), stores());
   EXPECT_EQ(crew.helpers(), helpers());
   EXPECT_EQ(crew.threads(), helpers() + 1);
-  EXPECT_EQ(crew.stores(), stores());
+  EXPECT_EQ(crew.stores(), EffectiveStores(stores()));
   Pieces pieces({2400001, 80003, 127});
   std::vector<CopyPiece> plan = pieces.Plan();
   for (unsigned round = 0; round < 20; ++round) {
@@ -95,6 +95,17 @@ TEST_P(CopyCrewCopies, EveryByteOfEveryPieceOnEveryCopy) {
     crew.Copy(plan.data(), plan.size());
     for (size_t p = 0; p < plan.size(); ++p) {
       ASSERT_EQ(pieces.to[p], pieces.from[p]) << "piece " << p << ", round " << round;
+    }
+    // Every thread wrote its share the crew's way: with streaming stores all but the few bytes
+    // at the ends of each thread's part of each piece (no share is copied twice here).
+    crew.Settle();
+    const size_t total = 2400001 + 80003 + 127;
+    if (crew.stores() == Stores::kStreaming) {
+      EXPECT_GT(crew.StreamedBytesForTesting(), total - 2 * 64 * 3 * crew.threads())
+          << "round " << round;
+      EXPECT_LE(crew.StreamedBytesForTesting(), total);
+    } else {
+      EXPECT_EQ(crew.StreamedBytesForTesting(), 0u) << "round " << round;
     }
   }
 }
@@ -146,18 +157,36 @@ INSTANTIATE_TEST_SUITE_P(HelpersAndStores, CopyCrewCopies,
                                   StoresName(std::get<1>(info.param));
                          });
 
-// Every alignment of source and destination and every length around the 16-byte stores and the
-// 64-byte loop of a streaming copy; nothing before or after the destination is written.
+// Alignments of source and destination and lengths around the 16-byte stores and the 64-byte
+// lines of a streaming copy; nothing before or after the destination is written, and the bytes
+// streamed are the destination's whole lines.
+TEST(CopyBytesTest, StreamingWhereTheBuildMakesItAndTheEvidenceSaysWhatWasDone) {
+#if defined(__x86_64__)
+  EXPECT_EQ(EffectiveStores(Stores::kStreaming), Stores::kStreaming);
+#else
+  EXPECT_EQ(EffectiveStores(Stores::kStreaming), Stores::kCached);
+#endif
+  EXPECT_EQ(EffectiveStores(Stores::kCached), Stores::kCached);
+  EXPECT_STREQ(StoresName(Stores::kStreaming), "streaming");
+  EXPECT_STREQ(StoresName(Stores::kCached), "cached");
+}
+
 TEST(CopyBytesTest, EveryAlignmentAndLengthCopiesExactlyTheBytes) {
   std::vector<unsigned char> from(512);
   for (size_t i = 0; i < from.size(); ++i) from[i] = static_cast<unsigned char>(i * 37 + 11);
   for (Stores stores : {Stores::kCached, Stores::kStreaming}) {
-    for (size_t to_offset = 0; to_offset < 16; ++to_offset) {
+    for (size_t to_offset = 0; to_offset < 64; to_offset += (to_offset < 16 ? 1 : 7)) {
       for (size_t from_offset = 0; from_offset < 16; from_offset += 5) {
-        for (size_t bytes : {0, 1, 15, 16, 63, 64, 65, 79, 128, 191, 200, 300}) {
+        for (size_t bytes : {0, 1, 15, 16, 63, 64, 65, 79, 128, 191, 200, 300, 450}) {
           alignas(64) unsigned char to[512 + 64];
           std::memset(to, 0xEE, sizeof to);
-          CopyBytes(to + to_offset, from.data() + from_offset, bytes, stores);
+          const size_t streamed =
+              CopyBytes(to + to_offset, from.data() + from_offset, bytes, stores);
+          // Streamed: the destination's whole 64-byte lines (`to` is line-aligned), on x86-64.
+          const size_t head = (64 - to_offset) % 64;
+          const size_t lines = bytes >= head + 64 ? (bytes - head) / 64 * 64 : 0;
+          EXPECT_EQ(streamed, EffectiveStores(stores) == Stores::kStreaming ? lines : 0u)
+              << "to_offset " << to_offset << ", bytes " << bytes << ", " << StoresName(stores);
           for (size_t i = 0; i < sizeof to; ++i) {
             const bool inside = i >= to_offset && i < to_offset + bytes;
             const unsigned char want = inside ? from[from_offset + i - to_offset] : 0xEE;
