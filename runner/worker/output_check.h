@@ -1,8 +1,10 @@
-// The checks ratchet-worker applies to a method's result before it is turned into labels, and
-// their messages (the same words worker.py uses). Kept free of libtorch so they are tested alone.
+// The checks ratchet-worker applies to a method's result before it is turned into labels, their
+// messages (the same words worker.py uses), and the labels' bytes. Kept free of libtorch so they
+// are tested alone.
 #ifndef RATCHET_WORKER_OUTPUT_CHECK_H_
 #define RATCHET_WORKER_OUTPUT_CHECK_H_
 
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -31,6 +33,10 @@ bool IsLabelDtype(const std::string& scalar_type);
 // "the method returned dtype torch.float32, expected an integer dtype".
 std::optional<std::string> CheckOutput(const OutputFacts& out, int64_t test_rows,
                                        const std::string& test_device);
+
+// The labels of a go reply, one byte each: a value from 0 to 9 as itself, any other 255 (what
+// worker.py sends for the same values).
+void LabelBytes(const int64_t* values, size_t count, char* out);
 
 }  // namespace ratchet
 

@@ -66,6 +66,9 @@ CUDA = torch.cuda.is_available()
 DEVICE = torch.device("cuda" if CUDA else "cpu")
 sync = synchronize if CUDA else (lambda: None)
 INTEGER_TYPES = frozenset(getattr(torch, name) for name in INTEGER_DTYPES)
+# A byte from 0 to 9 is a label; every other byte (10 for a value above 9, 255 for one below 0)
+# is sent as 255.
+LABEL_BYTES = bytes(range(10)) + b"\xff" * 246
 
 
 class Failure(Exception):
@@ -222,6 +225,8 @@ class Worker:
         self.views = None     # the three inputs over the buffer, from hello on
         self.inputs = None    # the three device tensors, the same on every call
         self.method = None
+        self.labels_host = None   # the method's output on the host, int64, from the first go on
+        self.labels_bytes = None  # the same as bytes, before LABEL_BYTES
 
     def handle(self, command):
         """The reply to one command, as (dict, payload bytes)."""
@@ -385,10 +390,19 @@ class Worker:
         if problem:
             raise Failure("output", problem)
         try:
-            wide = out.to(torch.int64)
-            labels = torch.where((wide >= 0) & (wide <= 9), wide, 255)
-            payload = bytearray(labels.shape[0])
-            torch.frombuffer(payload, dtype=torch.uint8).copy_(labels.to(torch.uint8))
+            # One copy into page-locked host memory, then the labels on the host: after a method
+            # has run, every operation on the device costs tens of microseconds more than after an
+            # empty call, and the calibration measures this step after empty calls. Values below 0
+            # clamp to -1, which becomes 255 as a byte; those above 9 to 10, which LABEL_BYTES
+            # turns into 255.
+            if self.labels_host is None:
+                self.labels_host = torch.empty(out.shape[0], dtype=torch.int64, pin_memory=CUDA)
+                self.labels_bytes = bytearray(out.shape[0])
+            self.labels_host.copy_(out, non_blocking=CUDA)  # widens the integer dtype
+            sync()
+            torch.frombuffer(self.labels_bytes, dtype=torch.uint8).copy_(
+                self.labels_host.clamp(-1, 10))
+            payload = bytes(self.labels_bytes).translate(LABEL_BYTES)
         except BaseException:
             raise Failure("output", traceback.format_exc()) from None
         # A diagnostic (docs/protocol.md): the same three input tensors serve every call.
@@ -396,7 +410,7 @@ class Worker:
         clock_ns = {"received": received_ns, "started": started_ns, "ended": ended_ns,
                     "replying": monotonic_ns()}
         return ({"ok": True, "ms": float(ms), "wall_ms": wall_ms, "clock_ns": clock_ns,
-                 "input_ptrs": pointers}, bytes(payload))
+                 "input_ptrs": pointers}, payload)
 
     def reference(self, command):
         """FP32 matmuls of constant operands with TF32 off, for about `seconds`: the workload

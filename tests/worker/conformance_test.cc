@@ -300,6 +300,21 @@ TEST_P(ConformanceTest, LabelsOutsideZeroToNineArriveAs255) {
   }
 }
 
+// A view that is not contiguous, of a narrower dtype, with values far outside 0..9 (some of
+// whose low bytes are labels): the bytes are those of the values, not of their low bytes.
+TEST_P(ConformanceTest, AStridedInt32ResultArrivesLabelForLabel) {
+  Start();
+  Load("labels_strided");
+  Result<Frame> reply = Go(SeparableDraw(1));
+  ASSERT_TRUE(reply.ok()) << reply.status().message();
+  ASSERT_EQ(reply->header["ok"], true) << reply->header.dump();
+  ASSERT_EQ(reply->payload.size(), static_cast<size_t>(kTest));
+  const unsigned char expected[8] = {255, 255, 0, 9, 255, 255, 255, 5};
+  for (int64_t i = 0; i < kTest; ++i) {
+    ASSERT_EQ(static_cast<unsigned char>(reply->payload[i]), expected[i % 8]) << i;
+  }
+}
+
 TEST_P(ConformanceTest, AnExceptionIsAMethodErrorAndItsPrintsReachTheLog) {
   Start();
   Load("throws");

@@ -1,5 +1,7 @@
 #include "worker/output_check.h"
 
+#include <cstdint>
+
 #include <gtest/gtest.h>
 
 #include "worker/proc_status.h"
@@ -66,6 +68,16 @@ TEST(OutputCheckTest, PythonNamesOfDtypes) {
   EXPECT_EQ(PythonDtypeName("Double"), "torch.float64");
   EXPECT_EQ(PythonDtypeName("ComplexFloat"), "torch.complex64");
   EXPECT_EQ(PythonDtypeName("Float8_e4m3fn"), "torch.float8_e4m3fn");
+}
+
+TEST(OutputCheckTest, LabelBytesKeepZeroToNineAndMarkEverythingElse255) {
+  const int64_t values[] = {0, 9, 5, -1, 10, 255, 256, 265, INT64_MIN, INT64_MAX, -256 + 3};
+  char out[sizeof values / sizeof values[0]] = {};
+  LabelBytes(values, sizeof values / sizeof values[0], out);
+  const unsigned char expected[] = {0, 9, 5, 255, 255, 255, 255, 255, 255, 255, 255};
+  for (size_t i = 0; i < sizeof expected; ++i) {
+    EXPECT_EQ(static_cast<unsigned char>(out[i]), expected[i]) << values[i];
+  }
 }
 
 TEST(ProcStatusTest, ReadsIntegerFieldsByExactName) {
