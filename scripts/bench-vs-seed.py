@@ -157,6 +157,16 @@ def percentile(values, q):
     return ordered[low] + (ordered[high] - ordered[low]) * (position - low)
 
 
+def spread_p90(values):
+    """The 90th percentile of each value's distance from the values' median: the spread of the
+    unexplained time without its offset (what the p90 of abs(unexplained) adds to it is the
+    offset every call shares)."""
+    if not values:
+        return None
+    middle = statistics.median(values)
+    return percentile([abs(v - middle) for v in values], 90)
+
+
 def median_or_none(values):
     values = [v for v in values if v is not None]
     return statistics.median(values) if values else None
@@ -247,6 +257,7 @@ def summarize(runs):
         "overhead_ms_median": median_or_none(c["overhead_ms"] for c in calls),
         "unexplained_ms_abs_p90": percentile([abs(u) for u in unexplained], 90),
         "unexplained_ms_median": median_or_none(unexplained),
+        "unexplained_ms_spread_p90": spread_p90(unexplained),
         "ranked_ms_median": median_or_none(ranked),
         "ranked_ms": [r["ranked_ms"] for r in runs],
         "ranked_ms_cv_sample": cv,
@@ -606,6 +617,8 @@ class Bench:
              {s: num(summaries[s]["unexplained_ms_abs_p90"], "{:.3f}") for s in sides}),
             ("median unexplained ms over all calls",
              {s: num(summaries[s]["unexplained_ms_median"], "{:+.3f}") for s in sides}),
+            ("p90 of abs(unexplained less its median) ms",
+             {s: num(summaries[s]["unexplained_ms_spread_p90"], "{:.3f}") for s in sides}),
             ("ranked ms (median of qualified runs)",
              {s: num(summaries[s]["ranked_ms_median"], "{:.3f}") for s in sides}),
             ("ranked ms (each run)", {s: each(summaries[s]["ranked_ms"], "{:.3f}") for s in sides}),

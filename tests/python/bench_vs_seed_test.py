@@ -87,6 +87,26 @@ class Summary(unittest.TestCase):
         self.assertEqual(summary["calls"], 30)
 
 
+class Spread(unittest.TestCase):
+    def test_the_spread_leaves_out_the_offset_every_call_shares(self):
+        # Unexplained 0.10, 0.12, ..., 0.28 ms: median 0.19, distances 0.09, 0.07, ..., 0.09.
+        calls = [{"dataset": "mnist", "ms": 10.0, "parent_ms": 11.0 + 0.1 + 0.02 * i,
+                  "overhead_ms": 1.0, "correct": 9, "total": 10} for i in range(10)]
+        summary = bench.summarize([run(calls)])
+        self.assertAlmostEqual(summary["unexplained_ms_median"], 0.19, places=9)
+        self.assertAlmostEqual(summary["unexplained_ms_abs_p90"], 0.262, places=9)
+        # Distances sorted: 0.01, 0.01, 0.03, 0.03, 0.05, 0.05, 0.07, 0.07, 0.09, 0.09.
+        self.assertAlmostEqual(summary["unexplained_ms_spread_p90"], 0.09, places=9)
+
+    def test_a_pure_offset_has_no_spread_and_no_calls_give_none(self):
+        calls = [{"dataset": "mnist", "ms": 5.0, "parent_ms": 6.3, "overhead_ms": 1.0,
+                  "correct": 9, "total": 10}] * 4
+        summary = bench.summarize([run(calls)])
+        self.assertAlmostEqual(summary["unexplained_ms_abs_p90"], 0.3, places=9)
+        self.assertAlmostEqual(summary["unexplained_ms_spread_p90"], 0.0, places=9)
+        self.assertIsNone(bench.spread_p90([]))
+
+
 def timed(dataset, ms):
     return {"dataset": dataset, "ms": ms, "parent_ms": ms + 1.0, "overhead_ms": 0.8,
             "correct": 9, "total": 10}
