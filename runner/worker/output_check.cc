@@ -68,11 +68,4 @@ std::optional<std::string> CheckOutput(const OutputFacts& out, int64_t test_rows
   return std::nullopt;
 }
 
-void LabelBytes(const int64_t* values, size_t count, char* out) {
-  for (size_t i = 0; i < count; ++i) {
-    const int64_t value = values[i];
-    out[i] = static_cast<char>(value >= 0 && value <= 9 ? value : 255);
-  }
-}
-
 }  // namespace ratchet

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 namespace ratchet {
@@ -35,8 +36,17 @@ std::optional<std::string> CheckOutput(const OutputFacts& out, int64_t test_rows
                                        const std::string& test_device);
 
 // The labels of a go reply, one byte each: a value from 0 to 9 as itself, any other 255 (what
-// worker.py sends for the same values).
-void LabelBytes(const int64_t* values, size_t count, char* out);
+// worker.py sends for the same values). For each dtype a method may return: int8_t, uint8_t,
+// int16_t, int32_t, int64_t; every value is compared whole, never by its low byte.
+template <typename T>
+void LabelBytes(const T* values, size_t count, char* out) {
+  for (size_t i = 0; i < count; ++i) {
+    const T value = values[i];
+    bool label = value <= 9;
+    if constexpr (std::is_signed_v<T>) label = label && value >= 0;
+    out[i] = static_cast<char>(label ? static_cast<unsigned char>(value) : 255);
+  }
+}
 
 }  // namespace ratchet
 

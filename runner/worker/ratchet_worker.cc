@@ -331,16 +331,38 @@ class Worker {
               CheckOutput(facts, test, inputs_[2].device().str())) {
         throw CommandError("output", *problem);
       }
-      // One copy into page-locked host memory, then the labels on the host: after a method has
-      // run, every operation on the device costs tens of microseconds more than after an empty
-      // call, and the calibration measures the step after empty calls (docs/scoring.md).
+      // One copy into page-locked host memory, in the output's own dtype (for an output in one
+      // piece, a bare copy with no kernel), then the labels on the host: after a method has run,
+      // every operation on the device costs tens of microseconds more than after an empty call,
+      // and the calibration measures the step after empty calls (docs/scoring.md). The buffer
+      // holds `test` values of the widest label dtype, int64.
       if (!labels_host_.defined()) {
-        labels_host_ = torch::empty({test}, torch::dtype(torch::kInt64).pinned_memory(cuda_));
+        labels_host_ = torch::empty({8 * test}, torch::dtype(torch::kUInt8).pinned_memory(cuda_));
       }
-      labels_host_.copy_(out, /*non_blocking=*/cuda_);  // widens the integer dtype
+      torch::Tensor host = labels_host_.view(out.scalar_type()).narrow(0, 0, test);
+      host.copy_(out, /*non_blocking=*/cuda_);
       Synchronize();
       payload->resize(static_cast<size_t>(test));
-      LabelBytes(labels_host_.data_ptr<int64_t>(), static_cast<size_t>(test), payload->data());
+      const size_t count = static_cast<size_t>(test);
+      switch (out.scalar_type()) {
+        case torch::kChar:
+          LabelBytes(host.data_ptr<int8_t>(), count, payload->data());
+          break;
+        case torch::kByte:
+          LabelBytes(host.data_ptr<uint8_t>(), count, payload->data());
+          break;
+        case torch::kShort:
+          LabelBytes(host.data_ptr<int16_t>(), count, payload->data());
+          break;
+        case torch::kInt:
+          LabelBytes(host.data_ptr<int32_t>(), count, payload->data());
+          break;
+        case torch::kLong:
+          LabelBytes(host.data_ptr<int64_t>(), count, payload->data());
+          break;
+        default:
+          throw CommandError("output", "no labels for dtype " + facts.scalar_type);
+      }
       auto address = [](const torch::Tensor& t) {
         return static_cast<uint64_t>(reinterpret_cast<uintptr_t>(t.data_ptr()));
       };
@@ -414,7 +436,9 @@ class Worker {
   torch::Tensor flush_;
   bool pinned_ = false;  // the input buffer is page-locked for the device
   std::vector<torch::Tensor> inputs_;
-  torch::Tensor labels_host_;  // the method's output on the host, int64, from the first go on
+  // Page-locked bytes for the method's output on the host, viewed as its dtype; from the first
+  // go on (the empty call the load makes).
+  torch::Tensor labels_host_;
   std::optional<NativeMethod> method_;
 };
 

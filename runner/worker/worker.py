@@ -66,9 +66,9 @@ CUDA = torch.cuda.is_available()
 DEVICE = torch.device("cuda" if CUDA else "cpu")
 sync = synchronize if CUDA else (lambda: None)
 INTEGER_TYPES = frozenset(getattr(torch, name) for name in INTEGER_DTYPES)
-# A byte from 0 to 9 is a label; every other byte (10 for a value above 9, 255 for one below 0)
-# is sent as 255.
-LABEL_BYTES = bytes(range(10)) + b"\xff" * 246
+# The labels step's table: a value clamped to -1..10 and shifted by one is an index, 1 to 10 (the
+# labels 0 to 9) become themselves, 0 (any value below 0) and 11 (any above 9) become 255.
+LABEL_BYTES = b"\xff" + bytes(range(10)) + b"\xff" * 245
 
 
 class Failure(Exception):
@@ -225,8 +225,10 @@ class Worker:
         self.views = None     # the three inputs over the buffer, from hello on
         self.inputs = None    # the three device tensors, the same on every call
         self.method = None
-        self.labels_host = None   # the method's output on the host, int64, from the first go on
-        self.labels_bytes = None  # the same as bytes, before LABEL_BYTES
+        # Page-locked bytes for the method's output on the host, viewed as its dtype, and the
+        # labels' bytes before LABEL_BYTES; from the first go on (the empty call of the load).
+        self.labels_host = None
+        self.labels_bytes = None
 
     def handle(self, command):
         """The reply to one command, as (dict, payload bytes)."""
@@ -390,18 +392,20 @@ class Worker:
         if problem:
             raise Failure("output", problem)
         try:
-            # One copy into page-locked host memory, then the labels on the host: after a method
+            # One copy into page-locked host memory, in the output's own dtype (for an output in
+            # one piece, a bare copy with no kernel), then the labels on the host: after a method
             # has run, every operation on the device costs tens of microseconds more than after an
-            # empty call, and the calibration measures this step after empty calls. Values below 0
-            # clamp to -1, which becomes 255 as a byte; those above 9 to 10, which LABEL_BYTES
-            # turns into 255.
+            # empty call, and the calibration measures this step after empty calls. On the host
+            # the values widen to int64, clamp to -1..10 and shift by one: LABEL_BYTES's indices.
+            rows = out.shape[0]
             if self.labels_host is None:
-                self.labels_host = torch.empty(out.shape[0], dtype=torch.int64, pin_memory=CUDA)
-                self.labels_bytes = bytearray(out.shape[0])
-            self.labels_host.copy_(out, non_blocking=CUDA)  # widens the integer dtype
+                self.labels_host = torch.empty(8 * rows, dtype=torch.uint8, pin_memory=CUDA)
+                self.labels_bytes = bytearray(rows)
+            host = self.labels_host.view(out.dtype)[:rows]
+            host.copy_(out, non_blocking=CUDA)
             sync()
             torch.frombuffer(self.labels_bytes, dtype=torch.uint8).copy_(
-                self.labels_host.clamp(-1, 10))
+                host.to(torch.int64).clamp(-1, 10).add_(1))
             payload = bytes(self.labels_bytes).translate(LABEL_BYTES)
         except BaseException:
             raise Failure("output", traceback.format_exc()) from None

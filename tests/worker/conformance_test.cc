@@ -315,6 +315,49 @@ TEST_P(ConformanceTest, AStridedInt32ResultArrivesLabelForLabel) {
   }
 }
 
+// The narrow dtypes: every int8 and every uint8 value (only 0 to 9 are labels), and int16 values
+// whose low bytes are labels. Each arrives value for value, whatever its width.
+TEST_P(ConformanceTest, EveryInt8ValueArrivesLabelForLabel) {
+  Start();
+  Load("labels_int8");
+  Result<Frame> reply = Go(SeparableDraw(1));
+  ASSERT_TRUE(reply.ok()) << reply.status().message();
+  ASSERT_EQ(reply->header["ok"], true) << reply->header.dump();
+  ASSERT_EQ(reply->payload.size(), static_cast<size_t>(kTest));
+  for (int64_t i = 0; i < kTest; ++i) {
+    const int value = static_cast<int>(i % 256) - 128;
+    ASSERT_EQ(static_cast<unsigned char>(reply->payload[i]), value >= 0 && value <= 9 ? value : 255)
+        << i;
+  }
+}
+
+TEST_P(ConformanceTest, EveryUint8ValueArrivesLabelForLabel) {
+  Start();
+  Load("labels_uint8");
+  Result<Frame> reply = Go(SeparableDraw(1));
+  ASSERT_TRUE(reply.ok()) << reply.status().message();
+  ASSERT_EQ(reply->header["ok"], true) << reply->header.dump();
+  ASSERT_EQ(reply->payload.size(), static_cast<size_t>(kTest));
+  for (int64_t i = 0; i < kTest; ++i) {
+    const int value = static_cast<int>(i % 256);
+    ASSERT_EQ(static_cast<unsigned char>(reply->payload[i]), value <= 9 ? value : 255) << i;
+  }
+}
+
+TEST_P(ConformanceTest, Int16ValuesArriveWholeNotByTheirLowByte) {
+  Start();
+  Load("labels_int16");
+  Result<Frame> reply = Go(SeparableDraw(1));
+  ASSERT_TRUE(reply.ok()) << reply.status().message();
+  ASSERT_EQ(reply->header["ok"], true) << reply->header.dump();
+  ASSERT_EQ(reply->payload.size(), static_cast<size_t>(kTest));
+  // -32768, -1, 0, 9, 10, 259, 32767, 5, -251, 512
+  const unsigned char expected[10] = {255, 255, 0, 9, 255, 255, 255, 5, 255, 255};
+  for (int64_t i = 0; i < kTest; ++i) {
+    ASSERT_EQ(static_cast<unsigned char>(reply->payload[i]), expected[i % 10]) << i;
+  }
+}
+
 TEST_P(ConformanceTest, AnExceptionIsAMethodErrorAndItsPrintsReachTheLog) {
   Start();
   Load("throws");

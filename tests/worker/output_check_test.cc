@@ -1,8 +1,9 @@
 #include "worker/output_check.h"
 
-#include <cstdint>
-
 #include <gtest/gtest.h>
+
+#include <cstdint>
+#include <vector>
 
 #include "worker/proc_status.h"
 
@@ -78,6 +79,26 @@ TEST(OutputCheckTest, LabelBytesKeepZeroToNineAndMarkEverythingElse255) {
   for (size_t i = 0; i < sizeof expected; ++i) {
     EXPECT_EQ(static_cast<unsigned char>(out[i]), expected[i]) << values[i];
   }
+}
+
+TEST(OutputCheckTest, LabelBytesOfEveryLabelDtypeCompareTheWholeValue) {
+  const int8_t i8[] = {INT8_MIN, -1, 0, 9, 10, INT8_MAX, 3};
+  const uint8_t u8[] = {0, 9, 10, 255, 7};
+  const int16_t i16[] = {INT16_MIN, -1, 0, 9, 10, 259, -251, INT16_MAX, 4};
+  const int32_t i32[] = {INT32_MIN, -1, 0, 9, 10, 256 + 2, -256 + 2, INT32_MAX, 8};
+  char out[16] = {};
+  auto bytes = [&](size_t count) {
+    return std::vector<int>(reinterpret_cast<unsigned char*>(out),
+                            reinterpret_cast<unsigned char*>(out) + count);
+  };
+  LabelBytes(i8, 7, out);
+  EXPECT_EQ(bytes(7), (std::vector<int>{255, 255, 0, 9, 255, 255, 3}));
+  LabelBytes(u8, 5, out);
+  EXPECT_EQ(bytes(5), (std::vector<int>{0, 9, 255, 255, 7}));
+  LabelBytes(i16, 9, out);
+  EXPECT_EQ(bytes(9), (std::vector<int>{255, 255, 0, 9, 255, 255, 255, 255, 4}));
+  LabelBytes(i32, 9, out);
+  EXPECT_EQ(bytes(9), (std::vector<int>{255, 255, 0, 9, 255, 255, 255, 255, 8}));
 }
 
 TEST(ProcStatusTest, ReadsIntegerFieldsByExactName) {
