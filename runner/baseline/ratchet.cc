@@ -3,8 +3,10 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <set>
 
 #include "contract/contract.h"
+#include "rules/judge.h"
 
 namespace ratchet {
 namespace {
@@ -36,6 +38,21 @@ bool Unreviewed(const std::string& reason) {
 }
 
 }  // namespace
+
+bool DiffersByTimingRulesAlone(const Expected& a, const Expected& b) {
+  if (a == b) return false;
+  static const std::set<std::string> kTimingRules = {kRuleTimingCall, kRuleTimingGroup,
+                                                     kRuleDispersionSlow, kRuleDispersionFast};
+  const std::set<std::string> in_a(a.broken.begin(), a.broken.end());
+  const std::set<std::string> in_b(b.broken.begin(), b.broken.end());
+  for (const std::string& rule : in_a) {
+    if (!in_b.count(rule) && !kTimingRules.count(rule)) return false;
+  }
+  for (const std::string& rule : in_b) {
+    if (!in_a.count(rule) && !kTimingRules.count(rule)) return false;
+  }
+  return true;
+}
 
 TimingVerdict CompareTiming(const LaneTiming& reviewed, double ranked_ms) {
   const double allowed = std::max(reviewed.relative * reviewed.ranked_ms, reviewed.absolute_ms);
@@ -134,11 +151,20 @@ RatchetResult RatchetErrors(const Baseline& baseline, const RatchetInputs& input
     }
     if (!(scored.outcome == *record.expected)) {
       const bool better = scored.outcome.status == "qualified";
+      const std::string scored_text =
+          scored.first_outcome ? OutcomeText(*scored.first_outcome) + " and again " +
+                                     OutcomeText(scored.outcome)
+                               : OutcomeText(scored.outcome);
       result.errors.push_back(
           {"outcome-changed", id,
-           "expected " + OutcomeText(*record.expected) + ", scored " + OutcomeText(scored.outcome) +
+           "expected " + OutcomeText(*record.expected) + ", scored " + scored_text +
                (better ? " (an improvement: review and promote it)" : "")});
       continue;
+    }
+    if (scored.first_outcome) {
+      result.notes.push_back(id + ": spurious: scored " + OutcomeText(*scored.first_outcome) +
+                             " (timing rules alone); run again it scored " +
+                             OutcomeText(scored.outcome) + " as reviewed");
     }
     if (!result.timings_compared || !scored.ranked_ms) continue;
     auto timing = record.timing.find(lane);

@@ -28,7 +28,15 @@ struct ScoredRecord {
   std::optional<double> ranked_ms;  // median of its runs, when qualified
   // When its time fell outside the tolerance: the median of the runs made again.
   std::optional<double> rerun_ranked_ms;
+  // When its first outcome differed from the reviewed one by timing rules alone: that first
+  // outcome; `outcome` and `ranked_ms` are then those of the runs made again.
+  std::optional<Expected> first_outcome;
 };
+
+// True when `a` and `b` differ and every rule broken in one but not the other is a timing rule
+// (timing-call, timing-group, dispersion-slow, dispersion-fast): the rules a busy machine can
+// break by chance, so that `ratchet run --baseline` scores such a record once more.
+bool DiffersByTimingRulesAlone(const Expected& a, const Expected& b);
 
 enum class TimingVerdict { kWithin, kRegressed, kImproved };
 TimingVerdict CompareTiming(const LaneTiming& reviewed, double ranked_ms);

@@ -436,8 +436,8 @@ class Worker {
   torch::Tensor flush_;
   bool pinned_ = false;  // the input buffer is page-locked for the device
   std::vector<torch::Tensor> inputs_;
-  // Page-locked bytes for the method's output on the host, viewed as its dtype; from the first
-  // go on (the empty call the load makes).
+  // Page-locked bytes for the method's output on the host, viewed as its dtype; allocated by the
+  // first go (on CUDA, hello's empty call).
   torch::Tensor labels_host_;
   std::optional<NativeMethod> method_;
 };

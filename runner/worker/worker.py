@@ -226,7 +226,7 @@ class Worker:
         self.inputs = None    # the three device tensors, the same on every call
         self.method = None
         # Page-locked bytes for the method's output on the host, viewed as its dtype, and the
-        # labels' bytes before LABEL_BYTES; from the first go on (the empty call of the load).
+        # labels' bytes before LABEL_BYTES; allocated by the first go (on CUDA, hello's empty call).
         self.labels_host = None
         self.labels_bytes = None
 

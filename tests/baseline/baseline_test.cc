@@ -184,8 +184,9 @@ RatchetInputs Inputs(const std::string& lane = "gpu-lane", const std::string& ki
   RatchetInputs inputs;
   inputs.contract = Contract(lane, kind);
   inputs.selected = {"fast", "slow"};
-  inputs.scored["fast"] = {true, kHash, {"qualified", {}}, 10.2, std::nullopt};
-  inputs.scored["slow"] = {true, kHash, {"disqualified", {"accuracy"}}, std::nullopt, std::nullopt};
+  inputs.scored["fast"] = {true, kHash, {"qualified", {}}, 10.2, std::nullopt, std::nullopt};
+  inputs.scored["slow"] = {true, kHash, {"disqualified", {"accuracy"}}, std::nullopt, std::nullopt,
+                           std::nullopt};
   return inputs;
 }
 
@@ -262,6 +263,45 @@ TEST(Ratchet, TimesOutsideTheirToleranceUnlessARunAgainIsWithin) {
   EXPECT_NE(spurious.notes.back().find("spurious"), std::string::npos) << spurious.notes.back();
   inputs.scored["fast"].rerun_ranked_ms = 8.9;
   EXPECT_EQ(Codes(RatchetErrors(Base(), inputs)), std::vector<std::string>{"time-improved:fast"});
+}
+
+TEST(Ratchet, OnlyTimingRulesMakeAnOutcomeWorthScoringAgain) {
+  const Expected qualified{"qualified", {}};
+  EXPECT_FALSE(DiffersByTimingRulesAlone(qualified, qualified));
+  EXPECT_TRUE(DiffersByTimingRulesAlone(qualified, {"disqualified", {"dispersion-slow"}}));
+  EXPECT_TRUE(DiffersByTimingRulesAlone({"disqualified", {"dispersion-fast", "timing-call"}},
+                                        qualified));
+  EXPECT_TRUE(DiffersByTimingRulesAlone({"disqualified", {"accuracy", "timing-group"}},
+                                        {"disqualified", {"accuracy"}}));
+  EXPECT_FALSE(DiffersByTimingRulesAlone(qualified, {"disqualified", {"accuracy"}}));
+  EXPECT_FALSE(DiffersByTimingRulesAlone({"disqualified", {"dispersion-slow", "holdout"}},
+                                         qualified));
+  EXPECT_FALSE(DiffersByTimingRulesAlone({"disqualified", {"accuracy"}},
+                                         {"disqualified", {"draw-floor"}}));
+}
+
+// A record scored again after its outcome differed by timing rules alone: as reviewed the second
+// time is a note naming both outcomes; not as reviewed it is outcome-changed naming both.
+TEST(Ratchet, AnOutcomeScoredAgainIsSpuriousOnlyWhenTheSecondIsAsReviewed) {
+  RatchetInputs inputs = Inputs();
+  inputs.scored["fast"].first_outcome = Expected{"disqualified", {"dispersion-slow"}};
+  RatchetResult spurious = RatchetErrors(Base(), inputs);
+  EXPECT_TRUE(spurious.errors.empty()) << ::testing::PrintToString(Codes(spurious));
+  ASSERT_FALSE(spurious.notes.empty());
+  EXPECT_NE(spurious.notes.back().find(
+                "fast: spurious: scored disqualified (dispersion-slow) (timing rules alone); run "
+                "again it scored qualified"),
+            std::string::npos)
+      << spurious.notes.back();
+
+  inputs.scored["fast"].outcome = Expected{"disqualified", {"dispersion-slow"}};
+  inputs.scored["fast"].ranked_ms.reset();
+  RatchetResult twice = RatchetErrors(Base(), inputs);
+  EXPECT_EQ(Codes(twice), std::vector<std::string>{"outcome-changed:fast"});
+  EXPECT_NE(twice.errors[0].message.find(
+                "scored disqualified (dispersion-slow) and again disqualified (dispersion-slow)"),
+            std::string::npos)
+      << twice.errors[0].message;
 }
 
 TEST(Ratchet, CpuAndUnreviewedLanesCompareOutcomesOnly) {

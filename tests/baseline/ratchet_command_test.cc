@@ -158,6 +158,25 @@ TEST(RatchetRunTest, TheReviewCycle) {
   ASSERT_EQ(run.exit_code, 0) << run.out << run.err;
   EXPECT_TRUE(Contains(run.out, "ok: every record")) << run.out;
 
+  // An outcome that differs from the reviewed one by timing rules alone is scored once more, and
+  // the second outcome is the one compared (here it reproduces: still an error, naming both).
+  Json reviewed = space.Read();
+  Json doc_timing = reviewed;
+  doc_timing["records"]["ncm"]["expected"] = {{"status", "disqualified"},
+                                             {"broken", {"dispersion-slow"}}};
+  doc_timing["records"]["ncm"]["reason"] = "a test of the second scoring";
+  space.Write(doc_timing);
+  run = space.Run();
+  EXPECT_EQ(run.exit_code, 1) << run.out << run.err;
+  EXPECT_TRUE(Contains(run.out, "timing rules alone differ: scoring it again")) << run.out;
+  EXPECT_TRUE(Contains(run.out, "outcome-changed ncm: expected disqualified (dispersion-slow), "
+                                "scored qualified and again qualified"))
+      << run.out;
+  Result<std::string> report = ReadFile(space.last_evidence() + "/report.json");
+  ASSERT_TRUE(report.ok());
+  EXPECT_TRUE(Json::parse(*report)["records"]["ncm"].contains("rerun")) << *report;
+  space.Write(reviewed);
+
   // The first evidence was compared with the baseline as it was: promote refuses it now.
   const std::string promoted = *ReadFile(space.baseline());
   run = RunRatchet({"promote", "--baseline", space.baseline(), "--evidence", first, "--record", "ncm",
