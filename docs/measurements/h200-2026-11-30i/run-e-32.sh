@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# Device driver: build, hash check, the bundled baseline on the H200, promotion.
+set -uo pipefail
+T0=$(date +%s)
+OUT=${OUT:-/tmp/out}
+mkdir -p "$OUT" /tmp/ev
+exec > >(tee -a "$OUT/gpu-run-32.log") 2>&1
+hdr() { echo; echo "=== [$(( $(date +%s) - T0 ))s] $*"; }
+chmod 700 .gpu-deps/data
+date -u +%FT%TZ; nvidia-smi --query-gpu=name,uuid,driver_version --format=csv,noheader
+hdr build
+timeout 200 scripts/gpu-build build 2>&1 | grep -E 'gpu-build: built|error|Error' | head -30
+[ -x build/ratchet-worker ] || exit 1
+grep -q 969c837ddf6c51732e051d8358537c38b605ccc2fe2080a7299b985fb2cca3fe build/generated/contract/source_sha256_generated.h || { echo "not the expected source hash"; exit 1; }
+PY=/opt/torch/.venv/bin/python3; D=$(pwd)/.gpu-deps/data
+RUN=/tmp/ev/run-h200-$(date -u +%Y%m%dT%H%M%SZ)
+hdr "ratchet run --baseline baselines/records.json"
+t=$(date +%s)
+timeout -k 10 300 build/ratchet run --baseline baselines/records.json --data "$D" --python "$PY" --out "$RUN" > /tmp/baseline-run.log 2>&1
+rc=$?; tail -8 /tmp/baseline-run.log; echo "exit $rc after $(( $(date +%s) - t ))s"
+grep -E "telemetry reference|^energy|score " /tmp/baseline-run.log | head -20
+cp /tmp/baseline-run.log "$OUT/baseline-run-32.log"
+if [ "$rc" = 0 ]; then
+  hdr "promote"
+  build/ratchet promote --baseline baselines/records.json --evidence "$RUN" \
+    --record ncm-cpp --record ncm-py --reviewer "ratchet maintainers (H200 run)" \
+    --reason "The bundled examples on the NVIDIA H200 lane after an outcome that differs by timing rules alone is scored again: the same outcomes as on the CPU lane, and their times on this board, reviewed as the lane's reference."
+  echo "promote exit $?"
+  cp baselines/records.json "$OUT/records.json"
+  tar -C /tmp/ev -czf "$OUT/baseline-evidence.tar.gz" "$(basename $RUN)"
+fi
+hdr done
