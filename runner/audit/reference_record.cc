@@ -471,7 +471,7 @@ Status AuditReferenceRecord(const Json& document, const std::string& name, const
         std::string telemetry = "telemetry reference " + FormatFixed(column->j_per_tflop, 2) +
                                 " J/TFLOP at " + FormatFixed(column->tflops_per_s, 1) + " TFLOP/s";
         if (column->band != nullptr) {
-          telemetry += ", within the rule set's band for " + column->band->prefix + " (" +
+          telemetry += ", within the rule set's band for " + column->band->boards() + " (" +
                        FormatGeneral(column->band->j_per_tflop.low) + "-" +
                        FormatGeneral(column->band->j_per_tflop.high) + " J/TFLOP, " +
                        FormatGeneral(column->band->tflops_per_s.low) + "-" +

@@ -25,7 +25,7 @@ const char kContractUsage[] =
     "  --json           print the contract as JSON (2-space indent, keys sorted)\n"
     "  --data DIR       look for the datasets in DIR first, then in $RATCHET_DATA and the\n"
     "                   packages' standard places\n"
-    "  --rules ID|FILE  the rule set to lock: the id of one compiled in, mnist-a100/1.3.0 (the\n"
+    "  --rules ID|FILE  the rule set to lock: the id of one compiled in, mnist-a100/1.4.0 (the\n"
     "                   default: the reference scorer's rules plus a telemetry band for the\n"
     "                   NVIDIA H200) or mnist-a100/1.2.0 (the reference scorer's own), or a\n"
     "                   rule-set file (docs/rules.md)\n"

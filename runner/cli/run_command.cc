@@ -51,7 +51,7 @@ const char kRunUsage[] =
     "  --python PATH    the interpreter for Python submissions (default: $RATCHET_PYTHON, else\n"
     "                   the first python3 on PATH that has torch)\n"
     "  --rules ID|FILE  the rule set, locked in the contract: the id of one compiled in,\n"
-    "                   mnist-a100/1.3.0 (the default: the reference scorer's rules plus a\n"
+    "                   mnist-a100/1.4.0 (the default: the reference scorer's rules plus a\n"
     "                   telemetry band for the NVIDIA H200) or mnist-a100/1.2.0 (the reference\n"
     "                   scorer's own), or a rule-set file (docs/rules.md)\n"
     "\n"

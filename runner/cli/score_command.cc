@@ -35,7 +35,7 @@ const char kScoreUsage[] =
     "  --python PATH   the interpreter for Python submissions, recorded in the lane for native ones\n"
     "                  too (default: $RATCHET_PYTHON, else the first python3 on PATH that has\n"
     "                  torch)\n"
-    "  --rules ID|FILE the rule set: the id of one compiled in, mnist-a100/1.3.0 (the\n"
+    "  --rules ID|FILE the rule set: the id of one compiled in, mnist-a100/1.4.0 (the\n"
     "                  default: the reference scorer's rules plus a telemetry band for the NVIDIA\n"
     "                  H200) or mnist-a100/1.2.0 (the reference scorer's own), or a rule-set file\n"
     "                  (docs/rules.md)\n"

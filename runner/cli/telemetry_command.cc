@@ -46,7 +46,7 @@ const char kTelemetryUsage[] =
     "                   (default: $RATCHET_PYTHON, else the first python3 on PATH that has\n"
     "                   torch)\n"
     "  --rules ID|FILE  the rule set whose reference and band apply: the id of one compiled in,\n"
-    "                   mnist-a100/1.3.0 (the default: the reference scorer's rules plus a\n"
+    "                   mnist-a100/1.4.0 (the default: the reference scorer's rules plus a\n"
     "                   telemetry band for the NVIDIA H200) or mnist-a100/1.2.0 (the reference\n"
     "                   scorer's own, with an NVIDIA A100 band only), or a rule-set file\n"
     "\n"
@@ -164,7 +164,7 @@ int Run(CommandContext& context) {
   const Json name = measured.front().device.value("name", Json());
   const std::string device = name.is_string() ? name.get<std::string>() : "None";
   if (const ReferenceBand* band = rules->ReferenceBandFor(device)) {
-    context.out << "the rule set " << rules->id << "'s band for " << band->prefix << ": "
+    context.out << "the rule set " << rules->id << "'s band for " << band->boards() << ": "
                 << FormatGeneral(band->j_per_tflop.low) << "-"
                 << FormatGeneral(band->j_per_tflop.high) << " J/TFLOP at "
                 << FormatGeneral(band->tflops_per_s.low) << "-"

@@ -157,6 +157,8 @@ class Object {
 
   const Json* Array(const std::string& key) { return Field(key, &Json::is_array, "an array"); }
 
+  bool Has(const std::string& key) const { return json_ != nullptr && json_->contains(key); }
+
   // Every field of the object; a map whose keys are data, not names, reads them this way.
   std::vector<std::string> Keys() {
     std::vector<std::string> keys;
@@ -345,7 +347,16 @@ void ReadEnergy(Reader* reader, Object object, RuleSet::Energy* energy) {
       }
       Object entry(reader, &(*bands)[i], path);
       ReferenceBand band;
-      band.prefix = entry.String("prefix");
+      // A prefix or a whole name, not both; with neither, "prefix" is the one said missing.
+      if (entry.Has("name") && entry.Has("prefix")) {
+        reader->Fail(path, "has both \"prefix\" and \"name\"; a band names its boards by one");
+        break;
+      }
+      if (entry.Has("name")) {
+        band.name = entry.String("name");
+      } else {
+        band.prefix = entry.String("prefix");
+      }
       band.j_per_tflop = ReadRange(reader, entry.Array("j_per_tflop"), entry.PathOf("j_per_tflop"));
       band.tflops_per_s =
           ReadRange(reader, entry.Array("tflops_per_s"), entry.PathOf("tflops_per_s"));
@@ -402,9 +413,14 @@ Result<int64_t> RuleSet::BandForDifficulty(int64_t level) const {
                           std::to_string(level));
 }
 
+bool ReferenceBand::Matches(const std::string& device_name) const {
+  if (!name.empty()) return device_name == name;
+  return device_name.compare(0, prefix.size(), prefix) == 0;
+}
+
 const ReferenceBand* RuleSet::ReferenceBandFor(const std::string& device_name) const {
   for (const ReferenceBand& band : energy.reference_bands) {
-    if (device_name.compare(0, band.prefix.size(), band.prefix) == 0) return &band;
+    if (band.Matches(device_name)) return &band;
   }
   return nullptr;
 }

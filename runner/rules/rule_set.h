@@ -28,15 +28,23 @@ struct Difficulty {
   int64_t labelled_images = 0;  // what the band stands for; informational
 };
 
-// What a healthy board of one GPU model reads on the telemetry reference matmul.
+// What a healthy board of one GPU model reads on the telemetry reference matmul. A band names
+// its boards by one of two fields: `prefix`, the start of the device name (the reference
+// scorer's "NVIDIA A100", for every A100), or `name`, the whole device name ("NVIDIA H200", not
+// "NVIDIA H200 NVL": a board measured is not a board of another power limit).
 struct ReferenceBand {
-  std::string prefix;  // matched against the start of the device name
+  std::string prefix;  // matched against the start of the device name; empty when `name` is set
+  std::string name;    // matched against the whole device name; empty when `prefix` is set
   Range j_per_tflop;   // joules above idle per 10^12 FLOPs
   Range tflops_per_s;
+
+  bool Matches(const std::string& device_name) const;
+  // The prefix or the name, for messages: "NVIDIA A100", "NVIDIA H200".
+  const std::string& boards() const { return name.empty() ? prefix : name; }
 };
 
 struct RuleSet {
-  std::string id;  // "mnist-a100/1.3.0"
+  std::string id;  // "mnist-a100/1.4.0"
   // The version string of the scorer these rules belong to; a reference scorer record names it.
   std::string version;
   std::map<int64_t, Difficulty> difficulty;
@@ -108,7 +116,7 @@ struct RuleSet {
 
   // The band of a difficulty, or a BadInput error listing the difficulties there are.
   Result<int64_t> BandForDifficulty(int64_t difficulty) const;
-  // The reference band of the first prefix that `device_name` starts with, or nullptr.
+  // The first reference band that matches `device_name` (ReferenceBand::Matches), or nullptr.
   const ReferenceBand* ReferenceBandFor(const std::string& device_name) const;
 };
 
@@ -118,14 +126,15 @@ Result<RuleSet> ParseRuleSet(std::string_view text, const std::string& what);
 
 // A rule-set file compiled into this binary.
 struct EmbeddedRuleSet {
-  std::string file;  // its name in runner/rules/: "mnist-a100-1.3.0.json"
+  std::string file;  // its name in runner/rules/: "mnist-a100-1.4.0.json"
   std::string text;  // its exact bytes
 };
 
 // The rule set of run, score, contract and telemetry when no --rules is given: the newest.
 // mnist-a100/1.2.0 is the reference scorer's, byte for byte in every constant; mnist-a100/1.3.0
-// is ratchet's, the same rules with a telemetry band for the NVIDIA H200.
-inline constexpr char kDefaultRuleSetId[] = "mnist-a100/1.3.0";
+// was ratchet's first, the same rules with a telemetry band for every board whose name starts
+// "NVIDIA H200"; mnist-a100/1.4.0 is that band for the board named "NVIDIA H200" alone.
+inline constexpr char kDefaultRuleSetId[] = "mnist-a100/1.4.0";
 
 // Every rule-set file compiled in, oldest first (as runner/rules/CMakeLists.txt lists them).
 const std::vector<EmbeddedRuleSet>& EmbeddedRuleSets();
@@ -140,7 +149,8 @@ Result<const RuleSet*> FindEmbeddedRuleSetById(const std::string& id);
 Result<const RuleSet*> FindEmbeddedRuleSetBySha256(const std::string& sha256);
 Result<const RuleSet*> FindEmbeddedRuleSetByVersion(const std::string& version);
 
-// "mnist-a100/1.2.0, mnist-a100/1.3.0": the ids of the embedded rule sets, for messages.
+// "mnist-a100/1.2.0, mnist-a100/1.3.0, mnist-a100/1.4.0": the ids of the embedded rule sets, for
+// messages.
 std::string EmbeddedRuleSetIds();
 
 // The rule set a --rules argument names. nullopt: the default (kDefaultRuleSetId); the id of an

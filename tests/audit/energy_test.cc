@@ -280,7 +280,7 @@ TEST(EnergyTest, AnH200IsJudgedAgainstItsBandUnderTheDefaultRuleSet) {
   EXPECT_TRUE(healthy.findings.empty()) << Findings(healthy);
   ASSERT_TRUE(column.has_value());
   ASSERT_NE(column->band, nullptr);
-  EXPECT_EQ(column->band->prefix, "NVIDIA H200");
+  EXPECT_EQ(column->band->name, "NVIDIA H200");
   EXPECT_NEAR(column->j_per_tflop, 5.6, 1e-9);
   EXPECT_NEAR(column->tflops_per_s, 49.48, 0.01);
   EXPECT_TRUE(column->mj_per_call.has_value());
@@ -295,6 +295,13 @@ TEST(EnergyTest, AnH200IsJudgedAgainstItsBandUnderTheDefaultRuleSet) {
             "the board's power telemetry is implausible: the reference read 0.07 J/TFLOP above "
             "idle at 49.5 TFLOP/s, where a healthy NVIDIA H200 reads 4.5-7 J/TFLOP at 42-60 "
             "TFLOP/s");
+  // The band is for the board of that name alone: another board is not judged by it.
+  Result<EnergyColumn> other =
+      RecomputeEnergy(broken, "NVIDIA H200 NVL", kTimedMedian, 540, DefaultRules());
+  ASSERT_TRUE(other.ok());
+  EXPECT_EQ(other->band, nullptr);
+  EXPECT_TRUE(other->problems.empty()) << other->problems[0];
+  EXPECT_TRUE(other->mj_per_call.has_value());
 
   // A figure claimed on it: unchecked under the seed's rules, a finding under ratchet's.
   AuditResult unchecked = AuditH200(broken, Rules(), Rules(), &column);
@@ -307,7 +314,7 @@ TEST(EnergyTest, AnH200IsJudgedAgainstItsBandUnderTheDefaultRuleSet) {
                          "reference read 0.07 J/TFLOP"))
       << Findings(claimed);
   EXPECT_TRUE(HasFinding(claimed, "run-1.json: record.energy.reference.band",
-                         "the rule set mnist-a100/1.3.0's band for NVIDIA H200 is "))
+                         "the rule set mnist-a100/1.4.0's band for NVIDIA H200 is "))
       << Findings(claimed);
 }
 

@@ -279,8 +279,8 @@ TEST(ReferenceRecordTest, ARecordOfAnotherVersionIsRefused) {
   EXPECT_EQ(rules.status().code(), Status::Code::kBadInput);
   EXPECT_EQ(rules.status().message(),
             "evaluation.json: the record was made by 'mnist-a100/1.1.0'; no rule set compiled into "
-            "ratchet judges that version (they are mnist-a100/1.2.0, mnist-a100/1.3.0): give the "
-            "record's own rule set with --rules FILE");
+            "ratchet judges that version (they are mnist-a100/1.2.0, mnist-a100/1.3.0, "
+            "mnist-a100/1.4.0): give the record's own rule set with --rules FILE");
 }
 
 // The seed's records name the seed's version: the seed's rule set judges them, not the default.
@@ -299,12 +299,12 @@ TEST(ReferenceRecordTest, TheRecordsVersionPicksItsRuleSet) {
   AuditResult result;
   Result<RuleSet> rules = RuleSetForRecord(record, "evaluation.json", &result);
   ASSERT_TRUE(rules.ok()) << rules.status().message();
-  EXPECT_EQ(rules->id, "mnist-a100/1.3.0");
+  EXPECT_EQ(rules->id, "mnist-a100/1.4.0");
   // Under the default, a seed record is refused, and told which rule set is its own.
   Status status = AuditReferenceRecord(CorpusJson(kUnsandboxedBare), "evaluation.json", *rules,
                                        std::nullopt, &result);
   EXPECT_EQ(status.code(), Status::Code::kBadInput);
-  EXPECT_NE(status.message().find("; the rule set mnist-a100/1.3.0 judges 'mnist-a100/1.3.0 "
+  EXPECT_NE(status.message().find("; the rule set mnist-a100/1.4.0 judges 'mnist-a100/1.4.0 "
                                   "(ratchet's rules: "),
             std::string::npos)
       << status.message();
@@ -326,7 +326,7 @@ TEST(ReferenceRecordTest, AnAuditWithoutRulesJudgesUnderTheRecordsOwn) {
   ASSERT_TRUE(result.ok()) << result.status().message();
   EXPECT_EQ(result->verdict(), AuditVerdict::kStands) << Findings(*result);
   EXPECT_EQ(result->rules, "mnist-a100/1.2.0 (given with --rules)");
-  options.rules_path = "mnist-a100/1.3.0";
+  options.rules_path = "mnist-a100/1.4.0";
   result = Audit(CorpusPath(kStanding), options);
   ASSERT_FALSE(result.ok());
   EXPECT_EQ(result.status().code(), Status::Code::kBadInput);

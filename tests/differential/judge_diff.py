@@ -3,8 +3,9 @@
 usage: judge_diff.py PROBE
 
 PROBE is the judge_probe binary. It judges under the seed's rule set, mnist-a100/1.2.0, one of
-the two compiled into ratchet (the default, mnist-a100/1.3.0, differs from it only in its id, its
-version and an added telemetry band, as tests/rules/rule_set_test.cc pins). The test first
+those compiled into ratchet (ratchet's, mnist-a100/1.3.0 and the default mnist-a100/1.4.0, differ
+from it only in their id, their version and an added telemetry band, as
+tests/rules/rule_set_test.cc pins). The test first
 checks that that rule set holds exactly the seed's constants, then generates call lists from a
 fixed seed (random runs and edge cases: band boundaries, the draw floor, the 15% hold-out, the
 timing gates and the dispersion limits at and one step past their limits, floors, groups of one

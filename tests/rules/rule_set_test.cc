@@ -63,7 +63,8 @@ TEST(RuleSetTest, EveryRuleSetFileIsEmbeddedByteForByte) {
     EXPECT_EQ(rule_set.text, *file) << rule_set.file;
   }
   EXPECT_EQ(embedded, files);
-  EXPECT_EQ(embedded, (std::set<std::string>{"mnist-a100-1.2.0.json", "mnist-a100-1.3.0.json"}));
+  EXPECT_EQ(embedded, (std::set<std::string>{"mnist-a100-1.2.0.json", "mnist-a100-1.3.0.json",
+                                             "mnist-a100-1.4.0.json"}));
 }
 
 TEST(RuleSetTest, EveryEmbeddedRuleSetParsesUnderAnIdOfItsOwn) {
@@ -82,15 +83,15 @@ TEST(RuleSetTest, EveryEmbeddedRuleSetParsesUnderAnIdOfItsOwn) {
     EXPECT_EQ(EmbeddedRuleSets()[i].file, file + ".json");
     EXPECT_EQ(EmbeddedRuleSetText(rules.id), EmbeddedRuleSets()[i].text);
   }
-  EXPECT_EQ(EmbeddedRuleSetIds(), "mnist-a100/1.2.0, mnist-a100/1.3.0");
+  EXPECT_EQ(EmbeddedRuleSetIds(), "mnist-a100/1.2.0, mnist-a100/1.3.0, mnist-a100/1.4.0");
   EXPECT_EQ(EmbeddedRuleSetText("mnist-a100/9.9.9"), "");
 }
 
 // The default is the newest, ratchet's own; the reference scorer's stays for its records.
 TEST(RuleSetTest, TheDefaultIsTheNewestRuleSet) {
-  EXPECT_EQ(std::string(kDefaultRuleSetId), "mnist-a100/1.3.0");
-  EXPECT_EQ(Default().id, "mnist-a100/1.3.0");
-  EXPECT_EQ(EmbeddedRuleSets().back().file, "mnist-a100-1.3.0.json");
+  EXPECT_EQ(std::string(kDefaultRuleSetId), "mnist-a100/1.4.0");
+  EXPECT_EQ(Default().id, "mnist-a100/1.4.0");
+  EXPECT_EQ(EmbeddedRuleSets().back().file, "mnist-a100-1.4.0.json");
   Result<std::string> sha256 = CanonicalSha256(Json::parse(EmbeddedRuleSetText(kDefaultRuleSetId)));
   ASSERT_TRUE(sha256.ok());
   EXPECT_EQ(Default().sha256, *sha256);
@@ -106,7 +107,7 @@ TEST(RuleSetTest, TheSeedsRuleSetHasTheSeedsVersion) {
   EXPECT_EQ(rules.sha256, *sha256);
   // ratchet's own never claims to be the seed's: a seed record never matches it.
   EXPECT_NE(Default().version, kSeedVersion);
-  EXPECT_EQ(Default().version.rfind("mnist-a100/1.3.0 (ratchet's rules: ", 0), 0u)
+  EXPECT_EQ(Default().version.rfind("mnist-a100/1.4.0 (ratchet's rules: ", 0), 0u)
       << Default().version;
 }
 
@@ -129,7 +130,9 @@ TEST(RuleSetTest, TheDefaultIsTheSeedsRuleSetPlusAnH200Band) {
 
   const ReferenceBand* h200 = Default().ReferenceBandFor("NVIDIA H200");
   ASSERT_NE(h200, nullptr);
-  EXPECT_EQ(h200->prefix, "NVIDIA H200");
+  EXPECT_EQ(h200->name, "NVIDIA H200");
+  EXPECT_EQ(h200->prefix, "");
+  EXPECT_EQ(h200->boards(), "NVIDIA H200");
   EXPECT_EQ(h200->j_per_tflop.low, 4.5);
   EXPECT_EQ(h200->j_per_tflop.high, 7.0);
   EXPECT_EQ(h200->tflops_per_s.low, 42.0);
@@ -143,6 +146,34 @@ TEST(RuleSetTest, TheDefaultIsTheSeedsRuleSetPlusAnH200Band) {
   const ReferenceBand* a100 = Default().ReferenceBandFor("NVIDIA A100-SXM4-80GB");
   ASSERT_NE(a100, nullptr);
   EXPECT_EQ(a100->prefix, "NVIDIA A100");
+  EXPECT_EQ(a100->boards(), "NVIDIA A100");
+  EXPECT_EQ(Default().ReferenceBandFor("NVIDIA A100 80GB PCIe"), a100);
+}
+
+// The H200 band was measured on boards named "NVIDIA H200" (700 W): the default judges those
+// alone. mnist-a100/1.3.0 matched it as a prefix, so an "NVIDIA H200 NVL" (a board of another
+// power limit, never measured here) was judged by it; it stays compiled in for the evidence
+// scored under it.
+TEST(RuleSetTest, TheH200BandIsForTheBoardOfThatNameAlone) {
+  for (const char* other : {"NVIDIA H200 NVL", "NVIDIA H200-SXM", "NVIDIA H20", "NVIDIA H2000",
+                            "nvidia h200", " NVIDIA H200", "NVIDIA H200 "}) {
+    EXPECT_EQ(Default().ReferenceBandFor(other), nullptr) << other;
+  }
+  const RuleSet& first = Load(std::string("mnist-a100/1.3.0"));
+  const ReferenceBand* prefixed = first.ReferenceBandFor("NVIDIA H200 NVL");
+  ASSERT_NE(prefixed, nullptr);
+  EXPECT_EQ(prefixed->prefix, "NVIDIA H200");
+  // 1.4.0 is 1.3.0 but for its id, its version and that band's field.
+  Json older = Json::parse(EmbeddedRuleSetText("mnist-a100/1.3.0"));
+  Json newer = Json::parse(EmbeddedRuleSetText("mnist-a100/1.4.0"));
+  for (Json* document : {&older, &newer}) {
+    document->erase("id");
+    document->erase("version");
+  }
+  Json& band = older["energy"]["reference_bands"][1];
+  band["name"] = band["prefix"];
+  band.erase("prefix");
+  EXPECT_EQ(older, newer);
 }
 
 TEST(RuleSetTest, EmbeddedRuleSetsAreFoundByIdSha256AndVersion) {
@@ -295,7 +326,9 @@ TEST(RuleSetTest, LoadsAFile) {
 // is a file.
 TEST(RuleSetTest, AnEmbeddedIdSelectsThatRuleSet) {
   EXPECT_EQ(Load(std::string("mnist-a100/1.2.0")).sha256, Seed().sha256);
-  EXPECT_EQ(Load(std::string("mnist-a100/1.3.0")).sha256, Default().sha256);
+  EXPECT_EQ(Load(std::string("mnist-a100/1.4.0")).sha256, Default().sha256);
+  EXPECT_EQ(Load(std::string("mnist-a100/1.3.0")).id, "mnist-a100/1.3.0");
+  EXPECT_NE(Load(std::string("mnist-a100/1.3.0")).sha256, Default().sha256);
   EXPECT_NE(Seed().sha256, Default().sha256);
 }
 
@@ -309,12 +342,12 @@ TEST(RuleSetTest, MissingFileNamesThePathAndTheEmbeddedIds) {
   EXPECT_EQ(rules.status().message(),
             "rule-set file " + (dir / "absent.json") +
                 ": no such file; nor is it the id of an embedded rule set: mnist-a100/1.2.0, "
-                "mnist-a100/1.3.0");
-  rules = LoadRuleSet(std::string("mnist-a100/1.4.0"));
+                "mnist-a100/1.3.0, mnist-a100/1.4.0");
+  rules = LoadRuleSet(std::string("mnist-a100/1.5.0"));
   ASSERT_FALSE(rules.ok());
   EXPECT_EQ(rules.status().message(),
-            "rule-set file mnist-a100/1.4.0: no such file; nor is it the id of an embedded rule "
-            "set: mnist-a100/1.2.0, mnist-a100/1.3.0");
+            "rule-set file mnist-a100/1.5.0: no such file; nor is it the id of an embedded rule "
+            "set: mnist-a100/1.2.0, mnist-a100/1.3.0, mnist-a100/1.4.0");
 }
 
 TEST(RuleSetTest, AFolderIsNotARuleSetFile) {
@@ -325,7 +358,7 @@ TEST(RuleSetTest, AFolderIsNotARuleSetFile) {
   EXPECT_EQ(rules.status().message(),
             "rule-set file " + dir.path() +
                 " is a folder, not a file; nor is it the id of an embedded rule set: "
-                "mnist-a100/1.2.0, mnist-a100/1.3.0");
+                "mnist-a100/1.2.0, mnist-a100/1.3.0, mnist-a100/1.4.0");
 }
 
 TEST(RuleSetTest, AFileOverOneMebibyteIsRefusedUnread) {
@@ -364,6 +397,31 @@ TEST(RuleSetParseTest, MissingField) {
             "rules.json: field \"energy\" is missing");
   EXPECT_EQ(ErrorOf(Edited([](Json& d) { d["energy"]["reference_bands"][0].erase("prefix"); })),
             "rules.json: field \"energy.reference_bands[0].prefix\" is missing");
+}
+
+// A band names its boards by a prefix or by a whole name: one of the two, never empty.
+TEST(RuleSetParseTest, ABandHasAPrefixOrANameNotBoth) {
+  EXPECT_EQ(
+      ErrorOf(Edited([](Json& d) { d["energy"]["reference_bands"][1]["prefix"] = "NVIDIA"; })),
+      "rules.json: field \"energy.reference_bands[1]\": has both \"prefix\" and \"name\"; a "
+      "band names its boards by one");
+  EXPECT_EQ(ErrorOf(Edited([](Json& d) { d["energy"]["reference_bands"][1]["name"] = ""; })),
+            "rules.json: field \"energy.reference_bands[1].name\": must not be empty");
+  EXPECT_EQ(ErrorOf(Edited([](Json& d) { d["energy"]["reference_bands"][1]["name"] = 200; })),
+            "rules.json: field \"energy.reference_bands[1].name\": expected a string, found an "
+            "integer");
+  // A file's bands are matched in its order: a name before a prefix that also covers it wins.
+  Result<RuleSet> rules = ParseRuleSet(Edited([](Json& d) {
+                                         Json& bands = d["energy"]["reference_bands"];
+                                         bands[0]["prefix"] = "NVIDIA H";
+                                         std::swap(bands[0], bands[1]);
+                                       }),
+                                       "rules.json");
+  ASSERT_TRUE(rules.ok()) << rules.status().message();
+  EXPECT_EQ(rules->ReferenceBandFor("NVIDIA H200")->name, "NVIDIA H200");
+  EXPECT_EQ(rules->ReferenceBandFor("NVIDIA H200 NVL")->prefix, "NVIDIA H");
+  EXPECT_EQ(rules->ReferenceBandFor("NVIDIA H100 80GB HBM3")->prefix, "NVIDIA H");
+  EXPECT_EQ(rules->ReferenceBandFor("NVIDIA A100-SXM4-80GB"), nullptr);
 }
 
 TEST(RuleSetParseTest, WrongType) {
