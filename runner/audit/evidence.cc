@@ -6,10 +6,10 @@
 #include "audit/evidence_run.h"
 #include "audit/fields.h"
 #include "audit/numbers.h"
-#include "rules/judge.h"
 #include "core/file.h"
 #include "evidence/layout.h"
 #include "evidence/reader.h"
+#include "rules/judge.h"
 #include "rules/pyformat.h"
 #include "rules/rule_set.h"
 
@@ -194,10 +194,10 @@ Result<std::optional<EntryClaim>> AuditEntry(EvidenceContext& context, const std
     const Json expected_mj = figure ? Json(Median(energy_mj)) : Json();
     const Json claimed_mj = energy.is_object() ? energy.value("mj_per_call", Json()) : Json();
     const Json claimed_count = energy.is_object() ? energy.value("runs_measured", Json()) : Json();
-    const bool same_mj = claimed_mj.is_null() ? expected_mj.is_null()
-                                             : claimed_mj.is_number() && expected_mj.is_number() &&
-                                                   claimed_mj.get<double>() ==
-                                                       expected_mj.get<double>();
+    const bool same_mj = claimed_mj.is_null()
+                             ? expected_mj.is_null()
+                             : claimed_mj.is_number() && expected_mj.is_number() &&
+                                   claimed_mj.get<double>() == expected_mj.get<double>();
     if (!same_mj) {
       result->Breaks(std::string(kReportFile) + ": " + JoinPath(path, "energy.mj_per_call"),
                      JsonShown(claimed_mj) + ", but its runs give " +

@@ -565,8 +565,7 @@ Result<RunOutcomeFacts> AuditRun(EvidenceContext& context, const RecordFacts& re
         if (c.call.dataset == rules.datasets.mnist) mnist_ms.push_back(c.call.ms);
       }
       FieldReader energy_reader(energy_file, result);
-      if (AuditEnergy(*energy, "", energy_reader, Median(mnist_ms), record.band_bp,
-                      rules)) {
+      if (AuditEnergy(*energy, "", energy_reader, Median(mnist_ms), record.band_bp, rules)) {
         result->Checked(energy_file + " recomputed from its windows");
       }
     }

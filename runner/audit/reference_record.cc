@@ -465,8 +465,8 @@ Status AuditReferenceRecord(const Json& document, const std::string& name, const
       for (const Call& c : *calls) {
         if (c.dataset == rules.datasets.mnist) mnist_ms.push_back(c.ms);
       }
-      column = AuditEnergy((*record)["energy"], JoinPath(base, "energy"), reader,
-                           Median(mnist_ms), *band_bp, rules);
+      column = AuditEnergy((*record)["energy"], JoinPath(base, "energy"), reader, Median(mnist_ms),
+                           *band_bp, rules);
       if (column) {
         std::string telemetry = "telemetry reference " + FormatFixed(column->j_per_tflop, 2) +
                                 " J/TFLOP at " + FormatFixed(column->tflops_per_s, 1) + " TFLOP/s";

@@ -56,10 +56,10 @@ class Fields {
       if (required) return Error(field, "is missing");
       return fallback;
     }
-    if (!value->is_number() || !std::isfinite(value->get<double>()) ||
-        value->get<double>() < low || (positive && value->get<double>() <= 0)) {
-      return Error(field, positive ? "must be a number above 0" : "must be a number, at least " +
-                                                                      std::to_string(low));
+    if (!value->is_number() || !std::isfinite(value->get<double>()) || value->get<double>() < low ||
+        (positive && value->get<double>() <= 0)) {
+      return Error(field, positive ? "must be a number above 0"
+                                   : "must be a number, at least " + std::to_string(low));
     }
     return value->get<double>();
   }
@@ -97,9 +97,8 @@ bool IsLowerHex64(const std::string& text) {
 }
 
 bool IsRuleId(const std::string& rule) {
-  return !rule.empty() && std::all_of(rule.begin(), rule.end(), [](char c) {
-    return (c >= 'a' && c <= 'z') || c == '-';
-  });
+  return !rule.empty() && std::all_of(rule.begin(), rule.end(),
+                                      [](char c) { return (c >= 'a' && c <= 'z') || c == '-'; });
 }
 
 Result<Expected> ParseExpected(const Json& json, const std::string& path, const std::string& what) {
@@ -111,7 +110,8 @@ Result<Expected> ParseExpected(const Json& json, const std::string& path, const 
   Result<std::string> status = fields.String("status", true);
   if (!status.ok()) return status.status();
   if (*status != "qualified" && *status != "disqualified") {
-    return fields.Error("status", "must be \"qualified\" or \"disqualified\", not \"" + *status + "\"");
+    return fields.Error("status",
+                        "must be \"qualified\" or \"disqualified\", not \"" + *status + "\"");
   }
   expected.status = *status;
   const Json* broken = fields.Find("broken");
@@ -127,7 +127,8 @@ Result<Expected> ParseExpected(const Json& json, const std::string& path, const 
   }
   std::vector<std::string> sorted = expected.broken;
   std::sort(sorted.begin(), sorted.end());
-  if (std::adjacent_find(sorted.begin(), sorted.end()) != sorted.end() || sorted != expected.broken) {
+  if (std::adjacent_find(sorted.begin(), sorted.end()) != sorted.end() ||
+      sorted != expected.broken) {
     return fields.Error("broken", "must be sorted, each rule id once");
   }
   if ((expected.status == "qualified") != expected.broken.empty()) {
@@ -139,11 +140,13 @@ Result<Expected> ParseExpected(const Json& json, const std::string& path, const 
   return expected;
 }
 
-Result<BaselineRecord> ParseRecord(const std::string& id, const Json& json, const std::string& what) {
+Result<BaselineRecord> ParseRecord(const std::string& id, const Json& json,
+                                   const std::string& what) {
   const std::string path = JoinPath("records", id);
   const std::string where = what + ": record \"" + id + "\"";
   RATCHET_RETURN_IF_ERROR(CheckRecordId(id, where));
-  if (!json.is_object()) return Status::BadInput(where + ": field \"" + path + "\": must be an object");
+  if (!json.is_object())
+    return Status::BadInput(where + ": field \"" + path + "\": must be an object");
   Fields fields(json, path, where);
   BaselineRecord record;
   record.id = id;
@@ -169,7 +172,8 @@ Result<BaselineRecord> ParseRecord(const std::string& id, const Json& json, cons
   record.runs = *number;
   if (fields.Find("device") != nullptr) {
     if (!(text = fields.String("device", true)).ok()) return text.status();
-    if (*text != "cuda") return fields.Error("device", "must be \"cuda\" (scored on GPU lanes only)");
+    if (*text != "cuda")
+      return fields.Error("device", "must be \"cuda\" (scored on GPU lanes only)");
     record.device = *text;
   }
   if (const Json* expected = fields.Find("expected")) {
@@ -192,7 +196,8 @@ Result<BaselineRecord> ParseRecord(const std::string& id, const Json& json, cons
         Result<double> value = lane.Number("ranked_ms", true, 0, 0, true);
         if (!value.ok()) return value.status();
         timing.ranked_ms = *value;
-        if (!(value = lane.Number("relative", false, timing.relative, 0, false)).ok()) return value.status();
+        if (!(value = lane.Number("relative", false, timing.relative, 0, false)).ok())
+          return value.status();
         timing.relative = *value;
         if (!(value = lane.Number("absolute_ms", false, timing.absolute_ms, 0, false)).ok()) {
           return value.status();
@@ -204,7 +209,8 @@ Result<BaselineRecord> ParseRecord(const std::string& id, const Json& json, cons
         Result<double> value = lane.Number("mj_per_call", true, 0, 0, true);
         if (!value.ok()) return value.status();
         energy.mj_per_call = *value;
-        if (!(value = lane.Number("relative", false, energy.relative, 0, false)).ok()) return value.status();
+        if (!(value = lane.Number("relative", false, energy.relative, 0, false)).ok())
+          return value.status();
         energy.relative = *value;
         record.energy[it.key()] = energy;
       }
@@ -231,7 +237,8 @@ Result<BaselineRecord> ParseRecord(const std::string& id, const Json& json, cons
     if (!(text = ref.String("path", true, true)).ok()) return text.status();
     parsed.path = *text;
     if (!(text = ref.String("manifest_sha256", true)).ok()) return text.status();
-    if (!IsLowerHex64(*text)) return ref.Error("manifest_sha256", "must be 64 lowercase hex digits");
+    if (!IsLowerHex64(*text))
+      return ref.Error("manifest_sha256", "must be 64 lowercase hex digits");
     parsed.manifest_sha256 = *text;
     RATCHET_RETURN_IF_ERROR(ref.Done());
     record.evidence = parsed;
@@ -302,7 +309,8 @@ Result<Baseline> ParseBaseline(std::string_view text, const std::string& what) {
   Result<std::string> schema = top.String("schema", true);
   if (!schema.ok()) return schema.status();
   if (*schema != kBaselineSchema) {
-    return top.Error("schema", "is \"" + *schema + "\"; this ratchet reads \"" + kBaselineSchema + "\"");
+    return top.Error("schema",
+                     "is \"" + *schema + "\"; this ratchet reads \"" + kBaselineSchema + "\"");
   }
   Baseline baseline;
   Result<const Json*> contract = top.Object("contract", true);
@@ -374,7 +382,8 @@ Json BaselineJson(const Baseline& baseline) {
   }
   Json records = Json::object();
   for (const auto& [id, record] : baseline.records) records[id] = RecordJson(record);
-  return {{"schema", kBaselineSchema}, {"contract", contract}, {"lanes", lanes}, {"records", records}};
+  return {
+      {"schema", kBaselineSchema}, {"contract", contract}, {"lanes", lanes}, {"records", records}};
 }
 
 Result<std::string> BaselineText(const Baseline& baseline) {

@@ -52,10 +52,10 @@ struct BaselineRecord {
   std::string function;    // empty: the file's single function (Python) or "method" (native)
   std::string sha256;      // of the submission file's bytes; empty until first promoted
   std::optional<int64_t> difficulty;
-  std::optional<int64_t> band_bp;  // exactly one of difficulty and band_bp
-  std::optional<int64_t> runs;     // default: 1 on a CPU lane, 3 on a GPU lane
-  std::optional<std::string> device;  // "cuda": scored only on a GPU lane
-  std::optional<Expected> expected;   // absent: never reviewed
+  std::optional<int64_t> band_bp;            // exactly one of difficulty and band_bp
+  std::optional<int64_t> runs;               // default: 1 on a CPU lane, 3 on a GPU lane
+  std::optional<std::string> device;         // "cuda": scored only on a GPU lane
+  std::optional<Expected> expected;          // absent: never reviewed
   std::map<std::string, LaneTiming> timing;  // by lane id
   std::map<std::string, LaneEnergy> energy;  // by lane id
   std::string reason;       // why the expected outcome is right; required for a non-qualified one

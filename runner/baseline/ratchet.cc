@@ -86,14 +86,13 @@ RatchetResult RatchetErrors(const Baseline& baseline, const RatchetInputs& input
   for (const ContractDifference& difference :
        DiffContractPart(reviewed, inputs.contract, "locked")) {
     result.errors.push_back({"contract-changed", "",
-                             difference.path + ": reviewed " + ValueText(difference.a) +
-                                 ", now " + ValueText(difference.b)});
+                             difference.path + ": reviewed " + ValueText(difference.a) + ", now " +
+                                 ValueText(difference.b)});
   }
   if (!result.errors.empty() && !baseline.rule_set.is_null() && inputs.rule_set.is_object()) {
     // The rule set is locked by its hash; name the constants that moved.
-    for (const ContractDifference& difference :
-         DiffContractPart(Json{{"rules", baseline.rule_set}}, Json{{"rules", inputs.rule_set}},
-                          "rules")) {
+    for (const ContractDifference& difference : DiffContractPart(
+             Json{{"rules", baseline.rule_set}}, Json{{"rules", inputs.rule_set}}, "rules")) {
       result.errors.push_back({"contract-changed", "",
                                difference.path + ": reviewed " + ValueText(difference.a) +
                                    ", now " + ValueText(difference.b)});
@@ -111,7 +110,8 @@ RatchetResult RatchetErrors(const Baseline& baseline, const RatchetInputs& input
   const bool gpu = ContractDeviceKind(inputs.contract) != "cpu";
   result.lane_reviewed = baseline.lanes.count(lane) > 0;
   if (!result.lane_reviewed) {
-    const std::string text = "lane " + lane + " has not been reviewed in this baseline: outcomes "
+    const std::string text = "lane " + lane +
+                             " has not been reviewed in this baseline: outcomes "
                              "were compared, timings were not";
     if (inputs.require_lane) {
       result.errors.push_back({"lane-unreviewed", "", text});
@@ -145,20 +145,20 @@ RatchetResult RatchetErrors(const Baseline& baseline, const RatchetInputs& input
       continue;
     }
     if (record.expected->status != "qualified" && Unreviewed(record.reason)) {
-      result.errors.push_back({"nonpass-unreviewed", id,
-                               "expected " + OutcomeText(*record.expected) +
-                                   " without a reviewed reason"});
+      result.errors.push_back(
+          {"nonpass-unreviewed", id,
+           "expected " + OutcomeText(*record.expected) + " without a reviewed reason"});
     }
     if (!(scored.outcome == *record.expected)) {
       const bool better = scored.outcome.status == "qualified";
       const std::string scored_text =
-          scored.first_outcome ? OutcomeText(*scored.first_outcome) + " and again " +
-                                     OutcomeText(scored.outcome)
-                               : OutcomeText(scored.outcome);
-      result.errors.push_back(
-          {"outcome-changed", id,
-           "expected " + OutcomeText(*record.expected) + ", scored " + scored_text +
-               (better ? " (an improvement: review and promote it)" : "")});
+          scored.first_outcome
+              ? OutcomeText(*scored.first_outcome) + " and again " + OutcomeText(scored.outcome)
+              : OutcomeText(scored.outcome);
+      result.errors.push_back({"outcome-changed", id,
+                               "expected " + OutcomeText(*record.expected) + ", scored " +
+                                   scored_text +
+                                   (better ? " (an improvement: review and promote it)" : "")});
       continue;
     }
     if (scored.first_outcome) {
@@ -185,7 +185,8 @@ RatchetResult RatchetErrors(const Baseline& baseline, const RatchetInputs& input
     }
     const double now = scored.rerun_ranked_ms ? *scored.rerun_ranked_ms : *scored.ranked_ms;
     verdict = CompareTiming(timing->second, now);
-    if (verdict == TimingVerdict::kWithin) verdict = CompareTiming(timing->second, *scored.ranked_ms);
+    if (verdict == TimingVerdict::kWithin)
+      verdict = CompareTiming(timing->second, *scored.ranked_ms);
     result.errors.push_back(
         {verdict == TimingVerdict::kRegressed ? "time-regressed" : "time-improved", id,
          "scored " + Ms(*scored.ranked_ms) +

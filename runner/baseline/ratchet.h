@@ -42,8 +42,8 @@ enum class TimingVerdict { kWithin, kRegressed, kImproved };
 TimingVerdict CompareTiming(const LaneTiming& reviewed, double ranked_ms);
 
 struct RatchetInputs {
-  Json contract;  // the run's contract
-  Json rule_set;  // the run's rule-set document
+  Json contract;                      // the run's contract
+  Json rule_set;                      // the run's rule-set document
   std::vector<std::string> selected;  // the record ids the run was asked to score
   std::map<std::string, ScoredRecord> scored;
   bool require_lane = false;

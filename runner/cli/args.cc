@@ -2,7 +2,8 @@
 
 namespace ratchet {
 
-Result<Args> Args::Parse(const std::vector<std::string>& argv, const std::vector<OptionSpec>& specs) {
+Result<Args> Args::Parse(const std::vector<std::string>& argv,
+                         const std::vector<OptionSpec>& specs) {
   Args args;
   bool options_done = false;
   for (size_t i = 0; i < argv.size(); ++i) {

@@ -14,14 +14,15 @@
 namespace ratchet {
 
 struct OptionSpec {
-  std::string name;     // without the leading "--"
+  std::string name;  // without the leading "--"
   bool takes_value;
   bool repeatable = false;
 };
 
 class Args {
  public:
-  static Result<Args> Parse(const std::vector<std::string>& argv, const std::vector<OptionSpec>& specs);
+  static Result<Args> Parse(const std::vector<std::string>& argv,
+                            const std::vector<OptionSpec>& specs);
 
   bool Has(const std::string& name) const { return values_.count(name) > 0; }
   std::optional<std::string> Get(const std::string& name) const;

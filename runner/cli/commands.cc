@@ -36,7 +36,8 @@ const std::vector<Command>& Commands() {
       {"run", "score a baseline's records and hold them to it", kRunUsage, RunRun},
       {"score", "score one submission, every timed call in a fresh sandboxed worker", kScoreUsage,
        RunScore},
-      {"telemetry", "what this GPU reads on the energy column's telemetry reference", kTelemetryUsage, RunTelemetry},
+      {"telemetry", "what this GPU reads on the energy column's telemetry reference",
+       kTelemetryUsage, RunTelemetry},
   };
   return kCommands;
 }

@@ -7,10 +7,10 @@
 namespace ratchet {
 
 enum ExitCode {
-  kExitSuccess = 0,      // as expected
-  kExitFinding = 1,      // a ratchet or audit finding, a disqualification
-  kExitBadInput = 2,     // bad usage or input
-  kExitHarness = 3,      // the harness could not do its work (no dataset, no worker, no GPU)
+  kExitSuccess = 0,   // as expected
+  kExitFinding = 1,   // a ratchet or audit finding, a disqualification
+  kExitBadInput = 2,  // bad usage or input
+  kExitHarness = 3,   // the harness could not do its work (no dataset, no worker, no GPU)
   kExitInterrupted = 130,
 };
 

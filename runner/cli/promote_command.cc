@@ -43,7 +43,8 @@ const char kPromoteUsage[] =
     "  --reviewer NAME  who reviewed them (default: user.name <user.email> of the git repository\n"
     "                   that holds the baseline)\n"
     "\n"
-    "exit codes: 0 promoted (or nothing to promote); 1 refused (the evidence does not support it);\n"
+    "exit codes: 0 promoted (or nothing to promote); 1 refused (the evidence does not support "
+    "it);\n"
     "            2 bad usage or input; 3 the harness could not do its work\n";
 
 namespace {
@@ -142,8 +143,9 @@ Status CopyEvidence(const std::string& source, const std::vector<ManifestEntry>&
   Result<std::string> copied = ManifestSha256(target);
   if (!copied.ok()) return copied.status();
   if (*copied != manifest_sha256 || !findings.empty()) {
-    return Status::Internal("the copy of " + source + " in " + target + " does not verify" +
-                            (findings.empty() ? "" : ": " + findings.front().file + ": " + findings.front().problem));
+    return Status::Internal(
+        "the copy of " + source + " in " + target + " does not verify" +
+        (findings.empty() ? "" : ": " + findings.front().file + ": " + findings.front().problem));
   }
   return Status::Ok();
 }
@@ -154,18 +156,23 @@ int Run(CommandContext& context) {
     context.err << "ratchet promote: refused: " << message << "\n";
     return static_cast<int>(kExitFinding);
   };
-  Result<Args> args = Args::Parse(
-      context.argv, {{"baseline", true}, {"evidence", true}, {"record", true, true},
-                     {"all-changed", false}, {"reason", true}, {"reviewer", true}});
+  Result<Args> args = Args::Parse(context.argv, {{"baseline", true},
+                                                 {"evidence", true},
+                                                 {"record", true, true},
+                                                 {"all-changed", false},
+                                                 {"reason", true},
+                                                 {"reviewer", true}});
   if (!args.ok()) return fail(args.status());
   if (!args->positional().empty()) {
     return fail(Status::Usage("unexpected argument '" + args->positional().front() + "'"));
   }
   if (!args->Has("baseline") || !args->Has("evidence")) {
-    return fail(Status::Usage("name the baseline and the evidence: --baseline FILE --evidence DIR"));
+    return fail(
+        Status::Usage("name the baseline and the evidence: --baseline FILE --evidence DIR"));
   }
   if (args->Has("record") == args->Has("all-changed")) {
-    return fail(Status::Usage("name the records to promote (--record ID ...) or give --all-changed"));
+    return fail(
+        Status::Usage("name the records to promote (--record ID ...) or give --all-changed"));
   }
   std::string reason = args->Get("reason").value_or("");
   if (reason.find_first_not_of(" \t\n") == std::string::npos) {
@@ -190,19 +197,21 @@ int Run(CommandContext& context) {
   const Json& report = evidence->report;
   const Json ratchet = report.value("ratchet", Json());
   if (!ratchet.is_object()) {
-    return refuse(evidence_path + " was not compared with a baseline: produce it with `ratchet run --baseline " +
+    return refuse(evidence_path +
+                  " was not compared with a baseline: produce it with `ratchet run --baseline " +
                   baseline_path + "`");
   }
   const Json compared_with = ratchet.value("baseline_sha256", Json());
   if (!compared_with.is_string() || compared_with.get<std::string>() != baseline_sha256) {
     return refuse(baseline_path + " has changed since " + evidence_path +
-                  " was compared with it: run `ratchet run --baseline " + baseline_path + "` again");
+                  " was compared with it: run `ratchet run --baseline " + baseline_path +
+                  "` again");
   }
   const Json records = report.value("records", Json::object());
   const Json errors = ratchet.value("errors", Json::array());
   if (!records.is_object() || !errors.is_array()) {
     return fail(Status::BadInput(evidence_path + "/report.json: \"records\" must be an object and "
-                                 "\"ratchet.errors\" an array"));
+                                                 "\"ratchet.errors\" an array"));
   }
 
   const bool new_contract = ratchet.value("contract_changed", false) == true;
@@ -210,7 +219,8 @@ int Run(CommandContext& context) {
   if (args->Has("all-changed")) {
     for (const Json& error : errors) {
       const Json record = error.is_object() ? error.value("record", Json()) : Json();
-      if (record.is_string() && !record.get<std::string>().empty()) ids.insert(record.get<std::string>());
+      if (record.is_string() && !record.get<std::string>().empty())
+        ids.insert(record.get<std::string>());
     }
     if (new_contract) {
       for (auto it = records.begin(); it != records.end(); ++it) ids.insert(it.key());
@@ -232,8 +242,10 @@ int Run(CommandContext& context) {
       if (!ids.count(id)) left_out += (left_out.empty() ? "" : ", ") + id;
     }
     if (!left_out.empty()) {
-      return refuse("the run's contract differs from the baseline's, and a new contract is adopted only "
-                    "with every record promoted in the same step; not promoted: " + left_out);
+      return refuse(
+          "the run's contract differs from the baseline's, and a new contract is adopted only "
+          "with every record promoted in the same step; not promoted: " +
+          left_out);
     }
   }
   const Json& contract = evidence->contract;
@@ -251,8 +263,9 @@ int Run(CommandContext& context) {
   if (!git.ok()) return fail(git.status());
   const std::string reviewer = args->Get("reviewer").value_or(git->reviewer);
   if (reviewer.empty()) {
-    return fail(Status::Usage("no reviewer: give --reviewer NAME (the baseline's folder has no git "
-                              "identity, user.name and user.email)"));
+    return fail(
+        Status::Usage("no reviewer: give --reviewer NAME (the baseline's folder has no git "
+                      "identity, user.name and user.email)"));
   }
 
   // The evidence a baseline names lives beside it, so that a clone of the baseline's repository
@@ -260,7 +273,8 @@ int Run(CommandContext& context) {
   const std::string home = AbsolutePath(folder.empty() ? "." : folder);
   const std::string source = AbsolutePath(evidence_path);
   const bool inside = IsInside(source, home);
-  const std::string relative = inside ? source.substr(home.size() + 1) : "evidence/" + BaseName(source);
+  const std::string relative =
+      inside ? source.substr(home.size() + 1) : "evidence/" + BaseName(source);
 
   // The new baseline is made and checked whole before anything is written or copied.
   for (const std::string& id : ids) {
@@ -274,13 +288,15 @@ int Run(CommandContext& context) {
     const Json ranked = scored.is_object() ? scored.value("ranked_ms", Json()) : Json();
     if (!status.is_string() || !broken.is_array() || !sha256.is_string() ||
         !(ranked.is_null() || ranked.is_number())) {
-      return fail(Status::BadInput(where + ": not a record as `ratchet run` writes it (outcome.status, "
+      return fail(Status::BadInput(where +
+                                   ": not a record as `ratchet run` writes it (outcome.status, "
                                    "outcome.broken, sha256, ranked_ms)"));
     }
     Expected outcome;
     outcome.status = status.get<std::string>();
     for (const Json& rule : broken) {
-      if (!rule.is_string()) return fail(Status::BadInput(where + ".outcome.broken: a rule id is not a string"));
+      if (!rule.is_string())
+        return fail(Status::BadInput(where + ".outcome.broken: a rule id is not a string"));
       outcome.broken.push_back(rule.get<std::string>());
     }
     record.expected = outcome;
@@ -299,13 +315,16 @@ int Run(CommandContext& context) {
     record.evidence = EvidenceRef{relative, evidence->manifest_sha256};
     context.out << "promoted " << id << ": " << outcome.status;
     for (size_t i = 0; i < outcome.broken.size(); ++i) {
-      context.out << (i ? ", " : " (") << outcome.broken[i] << (i + 1 == outcome.broken.size() ? ")" : "");
+      context.out << (i ? ", " : " (") << outcome.broken[i]
+                  << (i + 1 == outcome.broken.size() ? ")" : "");
     }
-    if (gpu && ranked.is_number()) context.out << ", " << ranked.get<double>() << " ms on lane " << lane;
+    if (gpu && ranked.is_number())
+      context.out << ", " << ranked.get<double>() << " ms on lane " << lane;
     context.out << "\n";
   }
   if (new_lane) {
-    baseline->lanes[lane] = ReviewedLane{contract.value("lane", Json::object()), reviewer, reason, relative};
+    baseline->lanes[lane] =
+        ReviewedLane{contract.value("lane", Json::object()), reviewer, reason, relative};
     context.out << "reviewed lane " << lane << "\n";
   }
   if (new_contract) {
@@ -317,7 +336,8 @@ int Run(CommandContext& context) {
   if (!text.ok()) return fail(text.status());
   Status valid = ParseBaseline(*text, baseline_path).status();
   if (!valid.ok()) {
-    return refuse("the promoted baseline would not be valid, so nothing was written: " + valid.message());
+    return refuse("the promoted baseline would not be valid, so nothing was written: " +
+                  valid.message());
   }
 
   if (!inside) {
@@ -350,7 +370,8 @@ int Run(CommandContext& context) {
   if (!written.ok()) return fail(written);
   context.out << "wrote " << baseline_path << " (reviewer " << reviewer
               << (git->commit ? ", commit " + git->commit->substr(0, 12) : std::string())
-              << (git->clean ? (*git->clean ? ", clean tree" : ", uncommitted changes") : "") << ")\n";
+              << (git->clean ? (*git->clean ? ", clean tree" : ", uncommitted changes") : "")
+              << ")\n";
   return kExitSuccess;
 }
 

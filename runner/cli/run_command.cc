@@ -38,7 +38,8 @@ const char kRunUsage[] =
     "does not reproduce. On a GPU, a record's first run that qualifies is followed by its energy\n"
     "column (docs/energy.md), which never changes an outcome.\n"
     "\n"
-    "  --baseline FILE  the baseline; submission and evidence paths in it are relative to its folder\n"
+    "  --baseline FILE  the baseline; submission and evidence paths in it are relative to its "
+    "folder\n"
     "  --record ID      score this record only (repeatable; default: every record)\n"
     "  --runs N         runs per record (default: the record's \"runs\", else 1 on a CPU lane and\n"
     "                   3 on a GPU lane); a record's time is the median of its runs\n"
@@ -52,7 +53,8 @@ const char kRunUsage[] =
     "                   the first python3 on PATH that has torch)\n"
     "  --rules ID|FILE  the rule set, locked in the contract: the id of one compiled in,\n"
     "                   mnist-a100/1.4.0 (the default: the reference scorer's rules plus a\n"
-    "                   telemetry band for the NVIDIA H200) or mnist-a100/1.2.0 (the reference\n"
+    "                   telemetry band for the board named NVIDIA H200), mnist-a100/1.3.0 (that\n"
+    "                   band for every name starting so) or mnist-a100/1.2.0 (the reference\n"
     "                   scorer's own), or a rule-set file (docs/rules.md)\n"
     "\n"
     "exit codes: 0 every record as the baseline expects; 1 a difference (each printed with its\n"
@@ -87,16 +89,23 @@ std::string Padded(std::string text, size_t width) {
 
 int Run(CommandContext& context) {
   auto fail = [&](const Status& status) { return ReportError(context.err, "run", status); };
-  Result<Args> args = Args::Parse(
-      context.argv, {{"baseline", true}, {"record", true, true}, {"runs", true}, {"out", true},
-                     {"require-lane", false}, {"json", false}, {"data", true}, {"python", true},
-                     {"rules", true}, {"no-energy", false}});
+  Result<Args> args = Args::Parse(context.argv, {{"baseline", true},
+                                                 {"record", true, true},
+                                                 {"runs", true},
+                                                 {"out", true},
+                                                 {"require-lane", false},
+                                                 {"json", false},
+                                                 {"data", true},
+                                                 {"python", true},
+                                                 {"rules", true},
+                                                 {"no-energy", false}});
   if (!args.ok()) return fail(args.status());
   if (!args->positional().empty()) {
     return fail(Status::Usage("unexpected argument '" + args->positional().front() + "'"));
   }
   if (!args->Has("baseline")) {
-    return fail(Status::Usage("name the baseline: --baseline FILE (for example baselines/records.json)"));
+    return fail(
+        Status::Usage("name the baseline: --baseline FILE (for example baselines/records.json)"));
   }
   const std::string baseline_path = *args->Get("baseline");
   // What promote checks: the baseline has not changed since this run compared with it (the
@@ -130,8 +139,10 @@ int Run(CommandContext& context) {
     auto found = baseline->records.find(id);
     if (found == baseline->records.end()) {
       std::string known;
-      for (const auto& [name, record] : baseline->records) known += (known.empty() ? "" : ", ") + name;
-      return fail(Status::Usage("no record \"" + id + "\" in " + baseline_path + "; its records: " + known));
+      for (const auto& [name, record] : baseline->records)
+        known += (known.empty() ? "" : ", ") + name;
+      return fail(Status::Usage("no record \"" + id + "\" in " + baseline_path +
+                                "; its records: " + known));
     }
     const BaselineRecord& record = found->second;
     const std::string file = Resolve(folder, record.submission);
@@ -141,11 +152,13 @@ int Run(CommandContext& context) {
     if (!present.ok()) return fail(present);
     const bool native = file.size() > 4 && file.compare(file.size() - 4, 4, ".cpp") == 0;
     if (!native && (file.size() < 3 || file.compare(file.size() - 3, 3, ".py") != 0)) {
-      return fail(Status::BadInput(where + ": " + record.submission +
-                                   " is neither a Python method file (.py) nor a native one (.cpp)"));
+      return fail(
+          Status::BadInput(where + ": " + record.submission +
+                           " is neither a Python method file (.py) nor a native one (.cpp)"));
     }
     if (native && !record.function.empty() && record.function != "method") {
-      return fail(Status::BadInput(where + ": a native submission's function is \"method\", not \"" +
+      return fail(Status::BadInput(where +
+                                   ": a native submission's function is \"method\", not \"" +
                                    record.function + "\""));
     }
     Status name = CheckEvidencePath(BaseName(file));
@@ -158,7 +171,8 @@ int Run(CommandContext& context) {
     } else {
       Result<int64_t> band = rules->BandForDifficulty(*record.difficulty);
       if (!band.ok()) {
-        return fail(Status::BadInput(baseline_path + ": record \"" + id + "\": " + band.status().message()));
+        return fail(Status::BadInput(baseline_path + ": record \"" + id +
+                                     "\": " + band.status().message()));
       }
       spec.band_bp = *band;
     }
@@ -185,7 +199,8 @@ int Run(CommandContext& context) {
   for (const std::string& id : selected) {
     const BaselineRecord& record = baseline->records.at(id);
     if (record.device && !gpu) {
-      notes.push_back(id + ": not scored: it runs on GPU lanes only, and this lane's device is " + kind);
+      notes.push_back(id + ": not scored: it runs on GPU lanes only, and this lane's device is " +
+                      kind);
       continue;
     }
     inputs.selected.push_back(id);
@@ -205,8 +220,8 @@ int Run(CommandContext& context) {
     // An outcome that differs from the reviewed one by timing rules alone (on any lane) is
     // scored once more before it counts: the outcome of the runs made again is the one compared.
     if (record.expected && DiffersByTimingRulesAlone(scored.outcome, *record.expected)) {
-      progress.out << "record " << id << ": scored " << OutcomeText(scored.outcome)
-                   << ", reviewed " << OutcomeText(*record.expected)
+      progress.out << "record " << id << ": scored " << OutcomeText(scored.outcome) << ", reviewed "
+                   << OutcomeText(*record.expected)
                    << ": timing rules alone differ: scoring it again\n";
       Result<RecordResult> again = session.Score(specs[id], runs, runs + 1);
       if (!again.ok()) return session.Fail(again.status());
@@ -230,13 +245,14 @@ int Run(CommandContext& context) {
         record.expected && scored.outcome == *record.expected &&
         CompareTiming(timing->second, *scored.ranked_ms) != TimingVerdict::kWithin) {
       progress.out << "record " << id << ": " << Fixed3(scored.ranked_ms)
-                   << " ms is outside the tolerance of the reviewed " << Fixed3(timing->second.ranked_ms)
-                   << " ms: scoring it again\n";
+                   << " ms is outside the tolerance of the reviewed "
+                   << Fixed3(timing->second.ranked_ms) << " ms: scoring it again\n";
       Result<RecordResult> again = session.Score(specs[id], runs, runs + 1);
       if (!again.ok()) return session.Fail(again.status());
       if (again->harness_error) return session.Fail(*again->harness_error);
       if (again->interrupted || session.interrupted()) return session.Interrupt();
-      const Expected again_outcome = {again->qualified ? "qualified" : "disqualified", again->broken()};
+      const Expected again_outcome = {again->qualified ? "qualified" : "disqualified",
+                                      again->broken()};
       if (again_outcome == scored.outcome) {
         scored.rerun_ranked_ms = again->ranked_ms();
       } else {
@@ -261,8 +277,9 @@ int Run(CommandContext& context) {
     const std::string path = Resolve(folder, record.evidence->path);
     Result<EvidenceSummary> reviewed = ReadEvidence(path);
     if (!reviewed.ok()) {
-      ratchet.errors.push_back({"evidence-incomplete", id,
-                                "its reviewed evidence " + path + " cannot be read: " + reviewed.status().message()});
+      ratchet.errors.push_back(
+          {"evidence-incomplete", id,
+           "its reviewed evidence " + path + " cannot be read: " + reviewed.status().message()});
     } else if (reviewed->manifest_sha256 != record.evidence->manifest_sha256) {
       ratchet.errors.push_back({"evidence-incomplete", id,
                                 "its reviewed evidence " + path + " has manifest sha256 " +
@@ -273,8 +290,8 @@ int Run(CommandContext& context) {
       for (const EvidenceFinding& finding : reviewed->findings) {
         why += (why.empty() ? "" : "; ") + finding.file + ": " + finding.problem;
       }
-      ratchet.errors.push_back({"evidence-incomplete", id, "its reviewed evidence " + path +
-                                                               " does not verify: " + why});
+      ratchet.errors.push_back({"evidence-incomplete", id,
+                                "its reviewed evidence " + path + " does not verify: " + why});
     }
   }
 
@@ -293,8 +310,9 @@ int Run(CommandContext& context) {
                   {"rule_set", session.rules().document}}}};
   Status completed = session.Complete(
       report_records, extra, exit_code,
-      ratchet.errors.empty() ? "as the baseline expects"
-                             : std::to_string(ratchet.errors.size()) + " difference(s) from the baseline");
+      ratchet.errors.empty()
+          ? "as the baseline expects"
+          : std::to_string(ratchet.errors.size()) + " difference(s) from the baseline");
   if (!completed.ok()) return kExitHarness;
 
   if (json) {
@@ -309,14 +327,17 @@ int Run(CommandContext& context) {
     context.out << out.dump(2) << "\n";
     return exit_code;
   }
-  context.out << "\n" << Padded("record", 16) << Padded("expected", 36) << Padded("scored", 36)
+  context.out << "\n"
+              << Padded("record", 16) << Padded("expected", 36) << Padded("scored", 36)
               << "ranked_ms\n";
   for (const std::string& id : inputs.selected) {
     const BaselineRecord& record = baseline->records.at(id);
     const ScoredRecord& scored = inputs.scored[id];
-    context.out << Padded(id, 16) << Padded(record.expected ? OutcomeText(*record.expected) : "(unreviewed)", 36)
+    context.out << Padded(id, 16)
+                << Padded(record.expected ? OutcomeText(*record.expected) : "(unreviewed)", 36)
                 << Padded(OutcomeText(scored.outcome), 36) << Fixed3(scored.ranked_ms)
-                << (scored.rerun_ranked_ms ? ", again " + Fixed3(scored.rerun_ranked_ms) : "") << "\n";
+                << (scored.rerun_ranked_ms ? ", again " + Fixed3(scored.rerun_ranked_ms) : "")
+                << "\n";
   }
   for (const std::string& note : ratchet.notes) context.out << "note: " << note << "\n";
   if (ratchet.errors.empty()) {

@@ -18,7 +18,8 @@ const char kScoreUsage[] =
     "                     [--no-energy] [--data DIR] [--python PATH] [--rules ID|FILE]\n"
     "\n"
     "Scores one submission: a Python method file (FILE.py, the function named or the single\n"
-    "top-level one) or a native one (FILE.cpp, defining method() with RATCHET_METHOD). Every timed\n"
+    "top-level one) or a native one (FILE.cpp, defining method() with RATCHET_METHOD). Every "
+    "timed\n"
     "call runs in a fresh sandboxed worker; docs/scoring.md describes a run step by step.\n"
     "Prints a line per call, the summary and the ranked time, and writes the evidence directory.\n"
     "On a GPU, the first run that qualifies is followed by the energy column (docs/energy.md):\n"
@@ -32,12 +33,14 @@ const char kScoreUsage[] =
     "                  (default: evidence/score-<UTC time>-<seed commit prefix>)\n"
     "  --no-energy     skip the energy column on a GPU (energy.json then says so)\n"
     "  --data DIR      search DIR first for datasets (see `ratchet datasets --help`)\n"
-    "  --python PATH   the interpreter for Python submissions, recorded in the lane for native ones\n"
+    "  --python PATH   the interpreter for Python submissions, recorded in the lane for native "
+    "ones\n"
     "                  too (default: $RATCHET_PYTHON, else the first python3 on PATH that has\n"
     "                  torch)\n"
     "  --rules ID|FILE the rule set: the id of one compiled in, mnist-a100/1.4.0 (the\n"
-    "                  default: the reference scorer's rules plus a telemetry band for the NVIDIA\n"
-    "                  H200) or mnist-a100/1.2.0 (the reference scorer's own), or a rule-set file\n"
+    "                  default: the reference scorer's rules plus a telemetry band for the board\n"
+    "                  named NVIDIA H200), mnist-a100/1.3.0 (that band for every name starting\n"
+    "                  so) or mnist-a100/1.2.0 (the reference scorer's own), or a rule-set file\n"
     "                  (docs/rules.md)\n"
     "\n"
     "exit codes: 0 qualified; 1 disqualified (every problem printed); 2 bad usage or input;\n"
@@ -47,14 +50,20 @@ namespace {
 
 int Run(CommandContext& context) {
   auto fail = [&](const Status& status) { return ReportError(context.err, "score", status); };
-  Result<Args> args = Args::Parse(context.argv, {{"difficulty", true}, {"band", true}, {"runs", true},
-                                                 {"out", true}, {"data", true}, {"python", true},
-                                                 {"rules", true}, {"no-energy", false}});
+  Result<Args> args = Args::Parse(context.argv, {{"difficulty", true},
+                                                 {"band", true},
+                                                 {"runs", true},
+                                                 {"out", true},
+                                                 {"data", true},
+                                                 {"python", true},
+                                                 {"rules", true},
+                                                 {"no-energy", false}});
   if (!args.ok()) return fail(args.status());
   if (args->positional().size() != 1) {
-    return fail(Status::Usage(args->positional().empty() ? "name a method file: FILE.py[:function] or FILE.cpp"
-                                                         : "name one method file, not " +
-                                                               std::to_string(args->positional().size())));
+    return fail(Status::Usage(args->positional().empty()
+                                  ? "name a method file: FILE.py[:function] or FILE.cpp"
+                                  : "name one method file, not " +
+                                        std::to_string(args->positional().size())));
   }
   if (args->Has("difficulty") && args->Has("band")) {
     return fail(Status::Usage("give --difficulty or --band, not both"));
@@ -67,7 +76,8 @@ int Run(CommandContext& context) {
     if (!band.ok()) return fail(band.status());
     band_bp = *band;
   } else {
-    Result<int64_t> difficulty = ParseCount("difficulty", args->Get("difficulty").value_or("1"), 1, 1000);
+    Result<int64_t> difficulty =
+        ParseCount("difficulty", args->Get("difficulty").value_or("1"), 1, 1000);
     if (!difficulty.ok()) return fail(difficulty.status());
     Result<int64_t> band = rules->BandForDifficulty(*difficulty);
     if (!band.ok()) return fail(Status::Usage(band.status().message()));
@@ -92,11 +102,11 @@ int Run(CommandContext& context) {
   if (result->interrupted || (*session)->interrupted()) return (*session)->Interrupt();
   const bool qualified = result->qualified;
   if (qualified && result->ranked.size() > 1) {
-    context.out << "ranked time, median of " << result->ranked.size() << " runs: "
-                << FormatFixed(*result->ranked_ms(), 3) << " ms\n";
+    context.out << "ranked time, median of " << result->ranked.size()
+                << " runs: " << FormatFixed(*result->ranked_ms(), 3) << " ms\n";
   }
-  Status completed = (*session)->Complete(Json{{record.id, result->ReportJson(band_bp)}}, Json::object(),
-                                          qualified ? kExitSuccess : kExitFinding,
+  Status completed = (*session)->Complete(Json{{record.id, result->ReportJson(band_bp)}},
+                                          Json::object(), qualified ? kExitSuccess : kExitFinding,
                                           qualified ? "qualified" : "disqualified");
   if (!completed.ok()) return kExitHarness;
   return qualified ? kExitSuccess : kExitFinding;

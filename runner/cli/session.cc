@@ -21,8 +21,8 @@
 #include "evidence/layout.h"
 #include "rules/judge.h"
 #include "rules/pyformat.h"
-#include "scorer/plan.h"
 #include "sandbox/spawn.h"
+#include "scorer/plan.h"
 
 namespace ratchet {
 namespace {
@@ -357,8 +357,8 @@ Result<RecordResult> ScoringSession::Score(const RecordSpec& record, int runs, i
   result.qualified = true;
 
   context_.out << result.file << ":" << result.function << " at "
-               << FormatFixed(record.band_bp / 100.0, 2) << "% error: "
-               << (rules_.calls.mnist_calls + rules_.calls.holdout_calls)
+               << FormatFixed(record.band_bp / 100.0, 2)
+               << "% error: " << (rules_.calls.mnist_calls + rules_.calls.holdout_calls)
                << " timed calls, each in a fresh process\n";
   for (const std::string& flag : result.review_flags) {
     context_.out << "  review flag: " << flag << "\n";
@@ -370,9 +370,8 @@ Result<RecordResult> ScoringSession::Score(const RecordSpec& record, int runs, i
     RunOutcome outcome;
     outcome.failure = prepared->failure;
     RATCHET_RETURN_IF_ERROR(WriteRun(*evidence_, record.id, first_run, *prepared, outcome));
-    result.runs.push_back({{"run", first_run},
-                           {"qualified", false},
-                           {"problems", ProblemsJson(outcome.problems())}});
+    result.runs.push_back(
+        {{"run", first_run}, {"qualified", false}, {"problems", ProblemsJson(outcome.problems())}});
     result.qualified = false;
     result.problems = outcome.problems();
     return result;
@@ -540,11 +539,10 @@ Status ScoringSession::Finish(const char* status, int exit_code, const std::stri
 
 Status ScoringSession::Complete(const Json& records, const Json& extra, int exit_code,
                                 const std::string& message) {
-  Json report = {{"schema", "ratchet.report/1"},
-                 {"sandbox", DescribeSandbox().full
-                                 ? "full"
-                                 : "partial: " + DescribeSandbox().partial_reason},
-                 {"records", records}};
+  Json report = {
+      {"schema", "ratchet.report/1"},
+      {"sandbox", DescribeSandbox().full ? "full" : "partial: " + DescribeSandbox().partial_reason},
+      {"records", records}};
   for (auto it = extra.begin(); extra.is_object() && it != extra.end(); ++it) {
     report[it.key()] = it.value();
   }

@@ -92,7 +92,8 @@ class ScoringSession {
 
   // Writes report.json ({"schema", "sandbox", "records", plus `extra`'s fields}), reveals the
   // seed and finishes the directory as complete with `exit_code`.
-  Status Complete(const Json& records, const Json& extra, int exit_code, const std::string& message);
+  Status Complete(const Json& records, const Json& extra, int exit_code,
+                  const std::string& message);
   // Completes the contract (waiting for the interpreter probe if it still runs; on a CUDA device
   // the board's L2 size and SM count from `hello`, the first worker's, else asked of CUDA) and
   // writes it into the evidence, once; contract() holds it after. An error of the probe is
@@ -136,7 +137,8 @@ class ScoringSession {
 SessionOptions SessionOptionsFromArgs(const Args& args, const char* command);
 
 // Helpers of the commands.
-Result<int64_t> ParseCount(const std::string& flag, const std::string& text, int64_t low, int64_t high);
+Result<int64_t> ParseCount(const std::string& flag, const std::string& text, int64_t low,
+                           int64_t high);
 // A record id from a file name: its stem, every character outside [A-Za-z0-9._-] made '_'.
 std::string RecordIdOf(const std::string& path);
 bool IsNativeSpec(const std::string& spec);

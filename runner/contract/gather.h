@@ -6,7 +6,6 @@
 
 #include <optional>
 #include <string>
-
 #include <vector>
 
 #include "contract/contract.h"

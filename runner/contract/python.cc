@@ -72,17 +72,17 @@ constexpr char kCudaProbe[] =
 
 Result<CudaProperties> ProbeCudaProperties(const std::string& python,
                                            const std::optional<std::string>& uuid) {
-  Result<ProcessResult> run =
-      RunProcess({python, "-I", "-c", kCudaProbe, uuid.value_or("")}, 120);
+  Result<ProcessResult> run = RunProcess({python, "-I", "-c", kCudaProbe, uuid.value_or("")}, 120);
   if (!run.ok()) return run.status().Annotate("asking CUDA for the board's L2 and SM count");
   CudaProperties properties;
   if (run->exit_code != 0 ||
       std::sscanf(run->out.c_str(), "%ld %ld", &properties.l2_bytes, &properties.sm_count) != 2 ||
       properties.l2_bytes <= 0 || properties.sm_count <= 0) {
     std::string detail = run->err.size() > 400 ? run->err.substr(run->err.size() - 400) : run->err;
-    return Status::Unavailable(python + " could not read the board's L2 size and SM count through "
-                               "torch.cuda (exit " + std::to_string(run->exit_code) + "): " +
-                               detail);
+    return Status::Unavailable(python +
+                               " could not read the board's L2 size and SM count through "
+                               "torch.cuda (exit " +
+                               std::to_string(run->exit_code) + "): " + detail);
   }
   return properties;
 }

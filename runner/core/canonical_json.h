@@ -5,10 +5,9 @@
 #ifndef RATCHET_CORE_CANONICAL_JSON_H_
 #define RATCHET_CORE_CANONICAL_JSON_H_
 
+#include <nlohmann/json.hpp>
 #include <string>
 #include <string_view>
-
-#include <nlohmann/json.hpp>
 
 #include "core/status.h"
 

@@ -18,9 +18,7 @@ Sha256::Sha256() : context_(new Context) {
 
 Sha256::~Sha256() { EVP_MD_CTX_free(context_->ctx); }
 
-void Sha256::Update(const void* data, size_t size) {
-  EVP_DigestUpdate(context_->ctx, data, size);
-}
+void Sha256::Update(const void* data, size_t size) { EVP_DigestUpdate(context_->ctx, data, size); }
 
 void Sha256::Digest(uint8_t out[32]) {
   unsigned int length = 0;
@@ -41,9 +39,8 @@ std::string Sha256Hex(std::string_view data) {
 
 Result<std::string> Sha256File(const std::string& path) {
   Sha256 hash;
-  Status status = ForEachChunk(path, 1 << 20, [&](const char* data, size_t size) {
-    hash.Update(data, size);
-  });
+  Status status =
+      ForEachChunk(path, 1 << 20, [&](const char* data, size_t size) { hash.Update(data, size); });
   if (!status.ok()) return status;
   return hash.HexDigest();
 }
@@ -82,8 +79,9 @@ Result<std::string> HexDecode(std::string_view hex, const std::string& what) {
   for (size_t i = 0; i < out.size(); ++i) {
     int high = nibble(hex[2 * i]), low = nibble(hex[2 * i + 1]);
     if (high < 0 || low < 0) {
-      return Status::BadInput(what + " is not hex: character " + std::to_string(2 * i + (high < 0 ? 0 : 1)) +
-                              " is '" + std::string(1, hex[2 * i + (high < 0 ? 0 : 1)]) + "'");
+      return Status::BadInput(what + " is not hex: character " +
+                              std::to_string(2 * i + (high < 0 ? 0 : 1)) + " is '" +
+                              std::string(1, hex[2 * i + (high < 0 ? 0 : 1)]) + "'");
     }
     out[i] = static_cast<char>(high * 16 + low);
   }

@@ -39,7 +39,9 @@ Result<std::string> Sha256File(const std::string& path);
 std::string HmacSha256(std::string_view key, std::string_view message);
 
 std::string HexEncode(const void* data, size_t size);
-inline std::string HexEncode(std::string_view bytes) { return HexEncode(bytes.data(), bytes.size()); }
+inline std::string HexEncode(std::string_view bytes) {
+  return HexEncode(bytes.data(), bytes.size());
+}
 // Lowercase or uppercase hex of an even length; anything else is an error naming `what`.
 Result<std::string> HexDecode(std::string_view hex, const std::string& what);
 

@@ -23,13 +23,17 @@ class Status {
   Status() = default;
   static Status Ok() { return Status(); }
   static Status Usage(std::string message) { return Status(Code::kUsage, std::move(message)); }
-  static Status BadInput(std::string message) { return Status(Code::kBadInput, std::move(message)); }
+  static Status BadInput(std::string message) {
+    return Status(Code::kBadInput, std::move(message));
+  }
   static Status Unavailable(std::string message) {
     return Status(Code::kUnavailable, std::move(message));
   }
   // `what` names the operation and its object ("open /data/x"); errno is rendered after it.
   static Status IOError(const std::string& what, int error_number);
-  static Status Internal(std::string message) { return Status(Code::kInternal, std::move(message)); }
+  static Status Internal(std::string message) {
+    return Status(Code::kInternal, std::move(message));
+  }
 
   bool ok() const { return code_ == Code::kOk; }
   Code code() const { return code_; }
@@ -49,7 +53,7 @@ class Status {
 template <typename T>
 class Result {
  public:
-  Result(T value) : state_(std::move(value)) {}  // NOLINT(google-explicit-constructor)
+  Result(T value) : state_(std::move(value)) {}         // NOLINT(google-explicit-constructor)
   Result(Status status) : state_(std::move(status)) {}  // NOLINT(google-explicit-constructor)
 
   bool ok() const { return std::holds_alternative<T>(state_); }
@@ -71,9 +75,9 @@ class Result {
 
 }  // namespace ratchet
 
-#define RATCHET_RETURN_IF_ERROR(expr)            \
-  do {                                           \
-    ::ratchet::Status status_macro_ = (expr);    \
+#define RATCHET_RETURN_IF_ERROR(expr)              \
+  do {                                             \
+    ::ratchet::Status status_macro_ = (expr);      \
     if (!status_macro_.ok()) return status_macro_; \
   } while (0)
 

@@ -58,7 +58,8 @@ Result<ProcessResult> RunProcess(const std::vector<std::string>& argv, double ti
   bool timed_out = false;
   while (open_count > 0) {
     auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
-                    deadline - std::chrono::steady_clock::now()).count();
+                    deadline - std::chrono::steady_clock::now())
+                    .count();
     if (left <= 0) {
       timed_out = true;
       break;

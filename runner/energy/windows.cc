@@ -40,9 +40,9 @@ Result<std::unique_ptr<WorkerProcess>> StartEnergyWorker(const WorkerLaunch& lau
 
 Result<Json> GreetEnergyWorker(WorkerProcess& worker, const RuleSet& rules) {
   Frame reply;
-  if (std::optional<CallFailure> failure = worker.Request(
-          HelloCommand(rules, worker), rules.limits.worker_start_s, "starting the worker",
-          &reply)) {
+  if (std::optional<CallFailure> failure =
+          worker.Request(HelloCommand(rules, worker), rules.limits.worker_start_s,
+                         "starting the worker", &reply)) {
     const std::string log = worker.log();
     return Status::Unavailable(failure->message + (log.empty() ? "" : "\nworker output:\n" + log));
   }

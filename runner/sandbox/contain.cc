@@ -221,7 +221,8 @@ Failed PrivateTempFolders(const ChildPlan& plan) {
     if (keep < 0) return Fail(ChildOp::kChdir);
   }
   for (size_t i = 0; i < plan.temp_count; ++i) {
-    if (mount("ratchet-temp", plan.temp[i], "tmpfs", MS_NOSUID | MS_NODEV, plan.temp_options) != 0) {
+    if (mount("ratchet-temp", plan.temp[i], "tmpfs", MS_NOSUID | MS_NODEV, plan.temp_options) !=
+        0) {
       return Fail(ChildOp::kPrivateTemp, static_cast<int32_t>(i));
     }
   }
@@ -233,7 +234,8 @@ Failed PrivateTempFolders(const ChildPlan& plan) {
   }
   char source[32];
   FdPath(keep, source);
-  if (mount(source, plan.cwd, nullptr, MS_BIND, nullptr) != 0) return Fail(ChildOp::kKeepFolder, -1);
+  if (mount(source, plan.cwd, nullptr, MS_BIND, nullptr) != 0)
+    return Fail(ChildOp::kKeepFolder, -1);
   close(keep);
   return kOk;
 }

@@ -116,7 +116,7 @@ bool Exiting(pid_t pid) {
   if (close == std::string::npos) return false;
   std::istringstream fields(text->substr(close + 1));
   std::string state, field;
-  fields >> state;                                 // field 3
+  fields >> state;                                  // field 3
   for (int i = 4; i < 9 && fields >> field; ++i) {  // fields 4..8
   }
   unsigned long flags = 0;
@@ -134,7 +134,7 @@ char TaskState(pid_t pid, const std::string& tid) {
   if (close == std::string::npos || close + 2 >= text->size()) return '?';
   std::istringstream fields(text->substr(close + 1));
   std::string state, field;
-  fields >> state;                                 // field 3
+  fields >> state;                                  // field 3
   for (int i = 4; i < 9 && fields >> field; ++i) {  // fields 4..8
   }
   unsigned long flags = 0;
@@ -428,7 +428,8 @@ Status KillSandboxProcesses(uid_t uid) {
 
 Status StopSandboxProcesses(uid_t uid) {
   RATCHET_RETURN_IF_ERROR(RefuseUid(uid, "reap"));
-  return KillEveryProcess(uid, /*until_exiting=*/true).Annotate("killing uid " + std::to_string(uid));
+  return KillEveryProcess(uid, /*until_exiting=*/true)
+      .Annotate("killing uid " + std::to_string(uid));
 }
 
 Status FreezeSandboxProcesses(uid_t uid, bool stop) {
@@ -470,13 +471,13 @@ Status CheckWorkerUids() {
     passwd entry{}, *found = nullptr;
     char buffer[4096];
     if (getpwuid_r(uid, &entry, buffer, sizeof buffer, &found) == 0 && found != nullptr) {
-      return Status::Unavailable(
-          "uid " + std::to_string(uid) + " belongs to the account '" + found->pw_name +
-          "', but ratchet's workers run as uids " + std::to_string(kWorkerUids[kWorkerUidCount - 1]) +
-          "-" + std::to_string(kSandboxUid) +
-          " and kill every process of them: score on a machine where " +
-          std::to_string(kWorkerUids[kWorkerUidCount - 1]) + "-" + std::to_string(kSandboxUid - 1) +
-          " belong to no account");
+      return Status::Unavailable("uid " + std::to_string(uid) + " belongs to the account '" +
+                                 found->pw_name + "', but ratchet's workers run as uids " +
+                                 std::to_string(kWorkerUids[kWorkerUidCount - 1]) + "-" +
+                                 std::to_string(kSandboxUid) +
+                                 " and kill every process of them: score on a machine where " +
+                                 std::to_string(kWorkerUids[kWorkerUidCount - 1]) + "-" +
+                                 std::to_string(kSandboxUid - 1) + " belong to no account");
     }
   }
   return Status::Ok();

@@ -2,8 +2,9 @@
 // in the world-writable folders, its SysV IPC objects. A sandboxed child writes its temporary
 // folders and IPC objects in namespaces of its own, which die with its last process, so after
 // every call the parent kills the uid's processes (StopSandboxProcesses once the call is over or
-// before another worker takes the uid, KillSandboxProcesses when a run ends), and nothing one worker leaves behind (a process, a file, a shared segment) reaches the next. ReapSandbox, which also
-// searches the machine's world-writable folders and SysV objects, runs before a run's first
+// before another worker takes the uid, KillSandboxProcesses when a run ends), and nothing one
+// worker leaves behind (a process, a file, a shared segment) reaches the next. ReapSandbox, which
+// also searches the machine's world-writable folders and SysV objects, runs before a run's first
 // process, for whatever an older run or another scorer left.
 #ifndef RATCHET_SANDBOX_REAP_H_
 #define RATCHET_SANDBOX_REAP_H_

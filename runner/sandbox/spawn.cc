@@ -49,7 +49,8 @@ Status CheckSpec(const SpawnSpec& spec) {
                             spec.cwd + "'");
   }
   if (spec.open_files == 0) return Status::Internal("spawn " + program + ": open_files is 0");
-  if (std::find(std::begin(kWorkerUids), std::end(kWorkerUids), spec.uid) == std::end(kWorkerUids)) {
+  if (std::find(std::begin(kWorkerUids), std::end(kWorkerUids), spec.uid) ==
+      std::end(kWorkerUids)) {
     return Status::Internal("spawn " + program + ": uid " + std::to_string(spec.uid) +
                             " is not one of the sandbox's worker uids");
   }
@@ -118,9 +119,11 @@ TempPlan PlanTemp(const SpawnSpec& spec) {
         spec.cwd[folder.size()] != '/') {
       continue;
     }
-    for (size_t slash = spec.cwd.find('/', folder.size() + 1);; slash = spec.cwd.find('/', slash + 1)) {
+    for (size_t slash = spec.cwd.find('/', folder.size() + 1);;
+         slash = spec.cwd.find('/', slash + 1)) {
       std::string dir = spec.cwd.substr(0, slash);
-      if (!dir.empty() && dir.back() != '/' && dir.size() > folder.size() + 1) plan.keep_dirs.push_back(dir);
+      if (!dir.empty() && dir.back() != '/' && dir.size() > folder.size() + 1)
+        plan.keep_dirs.push_back(dir);
       if (slash == std::string::npos) break;
     }
     break;
@@ -190,7 +193,8 @@ std::string DescribeFailure(const ChildError& error, const SpawnSpec& spec,
     }
     case ChildOp::kKeepFolder: {
       std::vector<std::string> dirs = PlanTemp(spec).keep_dirs;
-      if (error.item == -1) return "bind-mount " + spec.cwd + " into the child's own temporary folder";
+      if (error.item == -1)
+        return "bind-mount " + spec.cwd + " into the child's own temporary folder";
       if (error.item < 0 || static_cast<size_t>(error.item) >= dirs.size()) break;
       return "mkdir " + dirs[error.item] + " in the child's own temporary folder";
     }

@@ -31,14 +31,15 @@ int64_t MonotonicNs() {
 }
 
 namespace {
-constexpr const char* kPhaseNames[] = {"write", "to_worker", "inputs", "method", "labels",
-                                       "to_parent"};
+constexpr const char* kPhaseNames[] = {"write",  "to_worker", "inputs",
+                                       "method", "labels",    "to_parent"};
 // Before the window: the `gc` round trip, the copy into the staging area, and (with a crew)
 // waking the write's helper threads.
 constexpr const char* kBeforeNames[] = {"collect", "stage", "arm"};
 }  // namespace
 
-Json WindowPhases(int64_t opened_ns, int64_t written_ns, int64_t returned_ns, const Json& clock_ns) {
+Json WindowPhases(int64_t opened_ns, int64_t written_ns, int64_t returned_ns,
+                  const Json& clock_ns) {
   if (!clock_ns.is_object()) return Json();
   int64_t instants[7] = {opened_ns, written_ns, 0, 0, 0, 0, returned_ns};
   const char* names[] = {"received", "started", "ended", "replying"};
@@ -69,15 +70,16 @@ Json MedianPhases(const std::vector<Json>& windows) {
   for (const char* name : kBeforeNames) {
     std::vector<double> values;
     for (const Json& window : windows) {
-      if (window.contains(name) && window[name].is_number()) values.push_back(window[name].get<double>());
+      if (window.contains(name) && window[name].is_number())
+        values.push_back(window[name].get<double>());
     }
     if (values.size() == windows.size()) medians[name] = Median(values);
   }
   return medians;
 }
 
-std::optional<CallFailure> Go(WorkerProcess& worker, const GoRequest& request,
-                              int64_t test_rows, GoResult* result) {
+std::optional<CallFailure> Go(WorkerProcess& worker, const GoRequest& request, int64_t test_rows,
+                              GoResult* result) {
   Frame reply;
   const int64_t collect_ns = MonotonicNs();
   if (request.collect) {
@@ -88,12 +90,13 @@ std::optional<CallFailure> Go(WorkerProcess& worker, const GoRequest& request,
   }
   const int64_t collected_ns = MonotonicNs();
   const std::vector<float>& train_x = request.draw ? request.draw->train_x : request.empty->train_x;
-  const std::vector<int64_t>& train_y = request.draw ? request.draw->train_y : request.empty->train_y;
+  const std::vector<int64_t>& train_y =
+      request.draw ? request.draw->train_y : request.empty->train_y;
   const std::vector<float>& test_x = request.draw ? request.draw->test_x : request.empty->test_x;
   EmptyInputs* staging = request.staging;
-  if (staging && (staging->train_x.size() != train_x.size() ||
-                  staging->train_y.size() != train_y.size() ||
-                  staging->test_x.size() != test_x.size())) {
+  if (staging &&
+      (staging->train_x.size() != train_x.size() || staging->train_y.size() != train_y.size() ||
+       staging->test_x.size() != test_x.size())) {
     return CallFailure{"crash", "the staging area does not have the draw's shapes", true};
   }
   if (staging) {
@@ -139,7 +142,8 @@ std::optional<CallFailure> Go(WorkerProcess& worker, const GoRequest& request,
   auto ms = reply.header.find("ms");
   if (ms == reply.header.end() || !ms->is_number() || !std::isfinite(ms->get<double>()) ||
       ms->get<double>() < 0 || reply.payload.size() != static_cast<size_t>(test_rows)) {
-    return CallFailure{"crash", "the method's process sent a malformed result while " + request.doing};
+    return CallFailure{"crash",
+                       "the method's process sent a malformed result while " + request.doing};
   }
   result->ms = ms->get<double>();
   result->labels = std::move(reply.payload);

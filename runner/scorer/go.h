@@ -6,8 +6,8 @@
 #define RATCHET_SCORER_GO_H_
 
 #include <cstdint>
-#include <optional>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -36,11 +36,11 @@ struct GoRequest {
   // from here: every window of a run, empty or timed, then copies from the same memory in the
   // same state (just written by the parent), whatever the draw's own memory was doing.
   EmptyInputs* staging = nullptr;
-  bool null_method = false;    // the empty method instead of the submission's
-  bool collect = true;         // a `gc` before the window
-  double timeout_s = 0;        // for the `go`
-  double stage_s = 0;          // for the `gc`
-  std::string doing;           // completes "timed out while ..."
+  bool null_method = false;  // the empty method instead of the submission's
+  bool collect = true;       // a `gc` before the window
+  double timeout_s = 0;      // for the `go`
+  double stage_s = 0;        // for the `gc`
+  std::string doing;         // completes "timed out while ..."
   // Wait for the reply without sleeping, so that the parent's clock stops when the reply
   // arrives, not when the scheduler wakes the parent (on a GPU, where the method leaves the
   // processor's cores idle; the empty calls of the calibration spin the same way).
@@ -63,9 +63,9 @@ struct GoResult {
   // had read it), inputs (the worker's copies to the device, the flush), method (the worker's
   // clock around the method), labels (checking the output, turning it into labels), to_parent
   // (the reply, until the parent had read it); and before the window, collect (the `gc` round
-  // trip), stage (the copy into the staging area) and, with a crew, arm (its helpers woken). Empty when the worker reported no instants. The
-  // worker's instants come from the method's process, so this is a diagnostic, never evidence
-  // the judge reads.
+  // trip), stage (the copy into the staging area) and, with a crew, arm (its helpers woken). Empty
+  // when the worker reported no instants. The worker's instants come from the method's process, so
+  // this is a diagnostic, never evidence the judge reads.
   Json phases;
 };
 
@@ -81,8 +81,8 @@ int64_t MonotonicNs();
 
 // A failure of the worker or a malformed reply is the CallFailure; the caller decides whether
 // it is the harness's.
-std::optional<CallFailure> Go(WorkerProcess& worker, const GoRequest& request,
-                              int64_t test_rows, GoResult* result);
+std::optional<CallFailure> Go(WorkerProcess& worker, const GoRequest& request, int64_t test_rows,
+                              GoResult* result);
 
 }  // namespace ratchet
 

@@ -19,8 +19,8 @@ namespace ratchet {
 inline constexpr uint64_t kWarmupDrawBase = 1000;
 
 struct PlannedCall {
-  std::string dataset;        // the timed call's dataset
-  uint64_t draw_index = 0;    // its draw of that dataset
+  std::string dataset;      // the timed call's dataset
+  uint64_t draw_index = 0;  // its draw of that dataset
   std::string warmup_dataset;
   uint64_t warmup_draw_index = 0;
 };

@@ -23,8 +23,10 @@ CallFailure SourceFailure(std::string message) { return CallFailure{"source", st
 
 std::string CacheFolder() {
   if (const char* cache = std::getenv("RATCHET_CACHE"); cache && *cache) return cache;
-  if (const char* xdg = std::getenv("XDG_CACHE_HOME"); xdg && *xdg) return std::string(xdg) + "/ratchet";
-  if (const char* home = std::getenv("HOME"); home && *home) return std::string(home) + "/.cache/ratchet";
+  if (const char* xdg = std::getenv("XDG_CACHE_HOME"); xdg && *xdg)
+    return std::string(xdg) + "/ratchet";
+  if (const char* home = std::getenv("HOME"); home && *home)
+    return std::string(home) + "/.cache/ratchet";
   return "";
 }
 
@@ -58,9 +60,13 @@ Status CheckPython(const std::string& path, const std::string& python, const Rul
   SandboxedCommand command;
   // -I: the folder holding the method file is not on sys.path (a json.py there would be
   // imported by the checker itself).
-  command.argv = {python, "-I", std::string(kWorkerFolderToken) + "/check_source.py",
-                  "--max-bytes", std::to_string(rules.limits.max_source_bytes),
-                  "--review-flags", rules.document["review_flags"].dump(),
+  command.argv = {python,
+                  "-I",
+                  std::string(kWorkerFolderToken) + "/check_source.py",
+                  "--max-bytes",
+                  std::to_string(rules.limits.max_source_bytes),
+                  "--review-flags",
+                  rules.document["review_flags"].dump(),
                   std::string(kWorkerFolderToken) + "/" + BaseName(path),
                   prepared->submission.function};
   command.copies = {*checker};
@@ -86,7 +92,8 @@ Status CheckPython(const std::string& path, const std::string& python, const Rul
     if (flag.is_string()) prepared->review_flags.push_back(flag.get<std::string>());
   }
   if (!verdict->value("ok", false)) {
-    prepared->failure = SourceFailure((*verdict).value("error", Json("the source rules refused it")).get<std::string>());
+    prepared->failure = SourceFailure(
+        (*verdict).value("error", Json("the source rules refused it")).get<std::string>());
   }
   return Status::Ok();
 }
@@ -115,7 +122,8 @@ Status BuildNative(const std::string& path, const std::string& source,
   command.argv.push_back("-o");
   command.argv.push_back(std::string(kWorkerFolderToken) + "/submission.so");
   for (const Json& lib : (*toolchain)["libs"]) command.argv.push_back(lib.get<std::string>());
-  // The header travels with the job: the checkout it lives in may be out of the sandbox user's reach.
+  // The header travels with the job: the checkout it lives in may be out of the sandbox user's
+  // reach.
   if (!(*toolchain)["method_header"].is_string()) {
     return Status::Unavailable(NativeToolchainPath() + " does not name method_header: rebuild");
   }
@@ -155,11 +163,12 @@ Result<Prepared> PrepareSubmission(const std::string& spec, const RuleSet& rules
   }
   const bool native = EndsWith(path, ".cpp");
   if (!native && !EndsWith(path, ".py")) {
-    return Status::BadInput(path + " is neither a Python method file (.py) nor a native one (.cpp)");
+    return Status::BadInput(path +
+                            " is neither a Python method file (.py) nor a native one (.cpp)");
   }
   if (native && !function.empty() && function != "method") {
-    return Status::BadInput("a native submission always defines method(); " + spec +
-                            " names " + function);
+    return Status::BadInput("a native submission always defines method(); " + spec + " names " +
+                            function);
   }
   // Bounded, so that a device file named by mistake cannot exhaust memory.
   Result<std::string> whole = ReadFile(path, 64 << 20);
@@ -171,10 +180,10 @@ Result<Prepared> PrepareSubmission(const std::string& spec, const RuleSet& rules
   prepared.source_sha256 = Sha256Hex(*whole);
   const std::string name = BaseName(path);
   if (whole->size() > static_cast<size_t>(rules.limits.max_source_bytes)) {
-    prepared.failure = SourceFailure(
-        name + " is " + FormatGrouped(static_cast<int64_t>(whole->size())) + " bytes; the limit is " +
-        FormatGrouped(rules.limits.max_source_bytes) +
-        ", so a method cannot carry a trained model or the dataset with it");
+    prepared.failure =
+        SourceFailure(name + " is " + FormatGrouped(static_cast<int64_t>(whole->size())) +
+                      " bytes; the limit is " + FormatGrouped(rules.limits.max_source_bytes) +
+                      ", so a method cannot carry a trained model or the dataset with it");
     return prepared;
   }
   Status status = native ? BuildNative(path, *whole, covered, &prepared)

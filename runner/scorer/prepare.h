@@ -16,7 +16,7 @@
 namespace ratchet {
 
 struct Prepared {
-  Submission submission;             // with function resolved and, native, library built
+  Submission submission;  // with function resolved and, native, library built
   std::string source_sha256;
   std::vector<std::string> review_flags;
   std::optional<CallFailure> failure;  // rule `source`: the file was not run

@@ -136,7 +136,7 @@ Result<Pairing> PairingFromEnvironment() {
   if (std::string(value) == "never") return Pairing::kNever;
   if (std::string(value) == "always") return Pairing::kAlways;
   return Status::Usage(std::string("RATCHET_PAIR_WARMUPS is \"") + value +
-                                 "\": leave it unset, or set it to never or always");
+                       "\": leave it unset, or set it to never or always");
 }
 
 Result<RunOutcome> ScoreOnce(const RunInputs& inputs, const ProgressSink& say) {
@@ -235,8 +235,7 @@ Result<RunOutcome> ScoreOnce(const RunInputs& inputs, const ProgressSink& say) {
       record.worker_exit = done->worker->exit_description();
       const size_t number = outcome.calls.size() + 1;
       say("  call " + std::string(number < 10 ? " " : "") + std::to_string(number) + "/" +
-          std::to_string(count) + ": " + FormatFixed(record.ms, 3, true) +
-          " ms, scorer's clock " +
+          std::to_string(count) + ": " + FormatFixed(record.ms, 3, true) + " ms, scorer's clock " +
           FormatFixed(std::max(0.0, record.parent_ms - record.overhead_ms), 3, true) + " ms");
       outcome.calls.push_back(std::move(record));
     }
@@ -338,7 +337,8 @@ Result<RunOutcome> ScoreOnce(const RunInputs& inputs, const ProgressSink& say) {
   // On a board the contract found to be a GPU, the first call starts as many workers ahead as
   // pairs need at once (its worker's hello, which says where the method runs, comes later).
   if (inputs.board_is_gpu && may_pair) {
-    workers_ahead = inputs.submission.native ? kNativeWorkersAheadPaired : kPythonWorkersAheadPaired;
+    workers_ahead =
+        inputs.submission.native ? kNativeWorkersAheadPaired : kPythonWorkersAheadPaired;
   }
   bool pairing_failed = false;  // a pair failed in this run: none is made again
   // When the run ends, nothing of the sandbox users is left behind, dying or not.
@@ -483,8 +483,8 @@ Result<RunOutcome> ScoreOnce(const RunInputs& inputs, const ProgressSink& say) {
         Result<std::unique_ptr<WorkerProcess>> again = WorkerProcess::Start(launch, uid);
         if (!again.ok()) {
           return harness_error(again.status().Annotate(
-              "starting the worker again (the one started ahead had failed: " +
-              restarted_because + ")"));
+              "starting the worker again (the one started ahead had failed: " + restarted_because +
+              ")"));
         }
         owned = std::move(*again);
         steps["restarted"] = (MonotonicNs() - call_started_ns) / 1e6;
@@ -640,8 +640,8 @@ Result<RunOutcome> ScoreOnce(const RunInputs& inputs, const ProgressSink& say) {
         workers_ahead = kNativeWorkersAheadOnGpu;
       }
       if (spin && index == 0 && may_pair) {
-        workers_ahead = inputs.submission.native ? kNativeWorkersAheadPaired
-                                                 : kPythonWorkersAheadPaired;
+        workers_ahead =
+            inputs.submission.native ? kNativeWorkersAheadPaired : kPythonWorkersAheadPaired;
       } else if (!spin && index == 0 && sandbox_full) {
         // A board found to be a GPU whose worker runs on the CPU: the single calls' counts.
         workers_ahead = inputs.submission.native ? kNativeWorkersAhead : kPythonWorkersAhead;
@@ -752,7 +752,8 @@ Result<RunOutcome> ScoreOnce(const RunInputs& inputs, const ProgressSink& say) {
         } else if (next.hello) {
           hello = std::move(*next.hello);
         } else {
-          failure = next.worker->Receive(rules.limits.worker_start_s, "starting the worker", &hello);
+          failure =
+              next.worker->Receive(rules.limits.worker_start_s, "starting the worker", &hello);
         }
         if (!failure && !runs_as_its_uid(hello.header, *next.worker)) {
           // Its own call fails it, as any worker that does not run as its sandbox user.
@@ -796,10 +797,10 @@ Result<RunOutcome> ScoreOnce(const RunInputs& inputs, const ProgressSink& say) {
                                     {"total_mib", (*memory)->total_bytes >> 20}};
         }
         if (!killed.ok() || !memory->ok() || !Ample(**memory)) {
-          previous["waited"] = !killed.ok()    ? killed.message()
-                               : !memory->ok() ? memory->status().message()
-                                               : "less than " + std::string(kAmpleText) +
-                                                    " of the memory free";
+          previous["waited"] = !killed.ok() ? killed.message()
+                               : !memory->ok()
+                                   ? memory->status().message()
+                                   : "less than " + std::string(kAmpleText) + " of the memory free";
           finish_previous();
           step("previous_closed");
         }
@@ -840,9 +841,9 @@ Result<RunOutcome> ScoreOnce(const RunInputs& inputs, const ProgressSink& say) {
       warm_request.while_waiting = [&] {
         if (prepared) {
           Frame loaded;
-          joined_failed = prepared->worker->Request(load_command(*prepared->worker),
-                                                    rules.limits.import_s,
-                                                    "importing the method file", &loaded);
+          joined_failed =
+              prepared->worker->Request(load_command(*prepared->worker), rules.limits.import_s,
+                                        "importing the method file", &loaded);
           if (!joined_failed) {
             prepared->steps["loaded"] = (MonotonicNs() - prepared->call_started_ns) / 1e6;
             const PlannedCall& its = outcome.plan.calls[index + 1];
@@ -891,11 +892,11 @@ Result<RunOutcome> ScoreOnce(const RunInputs& inputs, const ProgressSink& say) {
         }
         // The workers of the calls to come; never more alive and not exiting than there are
         // worker uids (this call's, a prepared one, and those ahead).
-        const size_t last = std::min(index + (prepared ? 1 : 0) + workers_ahead,
-                                     index + kWorkerUidCount - 1);
+        const size_t last =
+            std::min(index + (prepared ? 1 : 0) + workers_ahead, index + kWorkerUidCount - 1);
         while (ahead_started.ok() && started < count && started <= last) {
-          ahead_started = start_worker().Annotate("starting the worker of call " +
-                                                  std::to_string(started + 1));
+          ahead_started =
+              start_worker().Annotate("starting the worker of call " + std::to_string(started + 1));
         }
       };
       GoResult warm_result;
@@ -924,13 +925,11 @@ Result<RunOutcome> ScoreOnce(const RunInputs& inputs, const ProgressSink& say) {
       if (paired_now && (joined_failed || warm_failed)) {
         stop_pairing();
         if (prepared) {
-          const CallFailure why = joined_failed ? *joined_failed
-                                                : CallFailure{"crash", "", true};
+          const CallFailure why = joined_failed ? *joined_failed : CallFailure{"crash", "", true};
           give_back(std::move(prepared->worker), prepared->spawned_ns, why,
-                    joined_failed ? "it could not warm up beside call " +
-                                        std::to_string(index + 1) + "'s: "
-                                  : "call " + std::to_string(index + 1) +
-                                        "'s warm-up beside it failed");
+                    joined_failed
+                        ? "it could not warm up beside call " + std::to_string(index + 1) + "'s: "
+                        : "call " + std::to_string(index + 1) + "'s warm-up beside it failed");
           prepared.reset();
         }
         if (warm_failed) {
@@ -1026,8 +1025,8 @@ Result<RunOutcome> ScoreOnce(const RunInputs& inputs, const ProgressSink& say) {
     // call's priming and timed call, and both are killed after the calibration after them. Or
     // killed now, with any other finished one: the last call's, under a partial sandbox, or when
     // they cannot be stopped.
-    const bool stopped = defer_teardown && index + 1 < count &&
-                         done.worker->Freeze(true, /*whole_uid=*/true).ok();
+    const bool stopped =
+        defer_teardown && index + 1 < count && done.worker->Freeze(true, /*whole_uid=*/true).ok();
     if (stopped) {
       done.record.phases["steps"]["stopped"] = (MonotonicNs() - call_started_ns) / 1e6;
     } else {

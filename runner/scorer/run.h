@@ -69,10 +69,10 @@ struct CallRecord {
   int64_t correct = 0, total = 0;
   std::string worker_exit;
   std::string inputs_sha256;  // of the timed call's inputs, as laid out in the input buffer
-  std::string labels;  // the predicted labels, one byte each
-  std::string log;     // the tail of the worker's output
+  std::string labels;         // the predicted labels, one byte each
+  std::string log;            // the tail of the worker's output
   uint64_t log_total_bytes = 0;
-  Json hello;          // what the worker said of itself (device, versions, sandbox)
+  Json hello;  // what the worker said of itself (device, versions, sandbox)
   // Where the window's time went, in ms: the timed call's phases and the calibration's medians
   // (docs/scoring.md, "One call"). A diagnostic; the judge never reads it.
   Json phases;
@@ -80,12 +80,12 @@ struct CallRecord {
 
 struct RunOutcome {
   RunPlan plan;
-  std::vector<CallRecord> calls;        // the calls that completed
-  std::optional<CallFailure> failure;   // a call that could not be scored (disqualifies)
+  std::vector<CallRecord> calls;       // the calls that completed
+  std::optional<CallFailure> failure;  // a call that could not be scored (disqualifies)
   // The harness could not run a call (a worker that would not start): no verdict; the caller
   // keeps the calls and finishes the evidence as failed.
   std::optional<CallFailure> harness_failure;
-  std::optional<Judgement> judgement;   // when every call completed
+  std::optional<Judgement> judgement;  // when every call completed
   bool interrupted = false;
 
   bool qualified() const {

@@ -96,7 +96,8 @@ Result<SandboxedResult> RunSandboxed(const SandboxedCommand& command) {
       const std::string produced = *folder + "/" + name;
       struct stat info;
       if (lstat(produced.c_str(), &info) != 0 || !S_ISREG(info.st_mode)) {
-        copied = Status::BadInput(BaseName(command.argv[0]) + " did not produce a regular file " + name);
+        copied =
+            Status::BadInput(BaseName(command.argv[0]) + " did not produce a regular file " + name);
         break;
       }
       Result<std::string> bytes = ReadFile(produced);

@@ -21,7 +21,7 @@ struct SandboxedCommand {
   std::vector<std::string> covered;  // folders hidden from the job
   std::vector<std::string> extra_env;
   double timeout_s = 60;
-  size_t output_bytes = 1 << 20;     // stdout and stderr together, the tail kept
+  size_t output_bytes = 1 << 20;  // stdout and stderr together, the tail kept
   // Files the job writes into its folder, copied out (folder-relative name -> destination path)
   // when it exits 0.
   std::map<std::string, std::string> outputs;

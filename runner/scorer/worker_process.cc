@@ -19,10 +19,7 @@
 #include "sandbox/spawn.h"
 
 namespace ratchet {
-namespace {
-
-
-}  // namespace
+namespace {}  // namespace
 
 // The worker's environment: nothing of the parent's but PATH, the locale and the device choice;
 // every cache points into the worker's own folder, so nothing outlives the call.
@@ -125,7 +122,8 @@ Result<std::string> MakeWorkerFolder(const std::vector<std::string>& copies,
       for (size_t slash = file.name.find('/'); slash != std::string::npos;
            slash = file.name.find('/', slash + 1)) {
         const std::string sub = folder + "/" + file.name.substr(0, slash);
-        if (mkdir(sub.c_str(), 0700) != 0 && errno != EEXIST) return Status::IOError("mkdir " + sub, errno);
+        if (mkdir(sub.c_str(), 0700) != 0 && errno != EEXIST)
+          return Status::IOError("mkdir " + sub, errno);
       }
       RATCHET_RETURN_IF_ERROR(WriteFileAtomic(path, file.bytes, 0600));
     }
@@ -140,7 +138,8 @@ Result<std::string> MakeWorkerFolder(const std::vector<std::string>& copies,
   return folder;
 }
 
-std::vector<std::string> ExpandFolder(const std::vector<std::string>& argv, const std::string& folder) {
+std::vector<std::string> ExpandFolder(const std::vector<std::string>& argv,
+                                      const std::string& folder) {
   std::vector<std::string> out;
   for (std::string arg : argv) {
     for (size_t at; (at = arg.find(kWorkerFolderToken)) != std::string::npos;) {
@@ -337,7 +336,8 @@ WorkerProcess::~WorkerProcess() { Close(); }
 std::string WorkerProcess::log() const {
   if (!log_) return "";
   std::lock_guard<std::mutex> lock(log_->mutex);
-  return log_->tail.size() > log_->cap ? log_->tail.substr(log_->tail.size() - log_->cap) : log_->tail;
+  return log_->tail.size() > log_->cap ? log_->tail.substr(log_->tail.size() - log_->cap)
+                                       : log_->tail;
 }
 
 uint64_t WorkerProcess::log_total_bytes() const {

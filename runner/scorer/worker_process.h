@@ -38,10 +38,10 @@ struct FolderFile {
 inline constexpr char kWorkerFolderToken[] = "{folder}";
 
 struct WorkerLaunch {
-  std::vector<std::string> argv;     // the worker program, argv[0] absolute
-  std::vector<std::string> copies;   // files copied into the worker's folder (by base name)
-  std::vector<FolderFile> files;     // and files given by their bytes
-  std::vector<std::string> covered;  // dataset folders hidden from the worker
+  std::vector<std::string> argv;       // the worker program, argv[0] absolute
+  std::vector<std::string> copies;     // files copied into the worker's folder (by base name)
+  std::vector<FolderFile> files;       // and files given by their bytes
+  std::vector<std::string> covered;    // dataset folders hidden from the worker
   std::vector<std::string> extra_env;  // added to the scrubbed environment
   int64_t train = 0, test = 0, dims = 0;
   uint32_t max_header = 0, max_reply_bytes = 0;
@@ -110,7 +110,8 @@ class WorkerProcess {
   WorkerProcess() = default;
   struct LogReader;
   // A failed send or receive as the CallFailure of its kind; nullopt for ok.
-  std::optional<CallFailure> Failed(const Status& status, double timeout_s, const std::string& doing);
+  std::optional<CallFailure> Failed(const Status& status, double timeout_s,
+                                    const std::string& doing);
   // A reply read (or not) as Request returns it.
   std::optional<CallFailure> Answered(Result<Frame> frame, double timeout_s,
                                       const std::string& doing, Frame* reply);
@@ -138,7 +139,8 @@ std::vector<std::string> WorkerEnvironment(const std::string& folder,
                                            const std::vector<std::string>& extra);
 
 // argv with kWorkerFolderToken replaced by `folder`.
-std::vector<std::string> ExpandFolder(const std::vector<std::string>& argv, const std::string& folder);
+std::vector<std::string> ExpandFolder(const std::vector<std::string>& argv,
+                                      const std::string& folder);
 
 }  // namespace ratchet
 

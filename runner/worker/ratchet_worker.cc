@@ -236,7 +236,8 @@ class Worker {
       std::string labels;
       Go(Json{{"null", true}}, &labels);
     }
-    reply["clock_ns"] = {{"main", g_main_ns}, {"received", received_ns}, {"replying", MonotonicNs()}};
+    reply["clock_ns"] = {
+        {"main", g_main_ns}, {"received", received_ns}, {"replying", MonotonicNs()}};
     return reply;
   }
 

@@ -234,7 +234,6 @@ TEST(AuditCommandTest, ASubmissionBesideTheRecordIsHashed) {
   EXPECT_EQ(run.exit_code, 2) << run.out;
 }
 
-
 // The evidence of a real `ratchet score` (a rule set of 3 + 1 calls so that it takes seconds):
 // it stands, and every file with one byte changed fails, naming the file.
 TEST(AuditCommandTest, ScoredEvidenceStandsAndEveryChangedByteIsNamed) {
@@ -282,9 +281,8 @@ TEST(AuditCommandTest, AScoredDisqualificationStandsAsOne) {
   if (!HavePython()) GTEST_SKIP() << "no python3 that imports torch";
   TempDir dir;
   const std::string rules_file = FastRules(dir);
-  BinaryRun run =
-      RunRatchet({"score", SourceDir() + "/tests/worker/submissions/throws.py", "--band", "3000",
-                  "--rules", rules_file, "--out", dir / "ev"});
+  BinaryRun run = RunRatchet({"score", SourceDir() + "/tests/worker/submissions/throws.py",
+                              "--band", "3000", "--rules", rules_file, "--out", dir / "ev"});
   ASSERT_EQ(run.exit_code, 1) << run.out << run.err;
   run = RunRatchet({"audit", dir / "ev", "--rules", rules_file});
   EXPECT_EQ(run.exit_code, 0) << run.out << run.err;

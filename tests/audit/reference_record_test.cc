@@ -26,7 +26,6 @@ AuditResult AuditJson(const Json& document, const std::string& name = "run-1.jso
   return result;
 }
 
-
 TEST(ReferenceRecordTest, TheCopiesAreTheCorpusFilesByteForByte) {
   const std::pair<const char*, const char*> pinned[] = {
       {kStanding, "e531aaee952f6b7b66b9268a3948d50218e4e134b80daabca0596b56c64671be"},

@@ -44,7 +44,8 @@ Json BaselineDoc() {
               {"sha256", kHash},
               {"band_bp", 2000},
               {"expected", {{"status", "qualified"}, {"broken", Json::array()}}},
-              {"timing", {{"gpu-lane", {{"ranked_ms", 10.0}, {"relative", 0.05}, {"absolute_ms", 0.1}}}}},
+              {"timing",
+               {{"gpu-lane", {{"ranked_ms", 10.0}, {"relative", 0.05}, {"absolute_ms", 0.1}}}}},
               {"reason", "qualifies"},
               {"reviewed_by", "a reviewer"}}},
             {"slow",
@@ -185,8 +186,8 @@ RatchetInputs Inputs(const std::string& lane = "gpu-lane", const std::string& ki
   inputs.contract = Contract(lane, kind);
   inputs.selected = {"fast", "slow"};
   inputs.scored["fast"] = {true, kHash, {"qualified", {}}, 10.2, std::nullopt, std::nullopt};
-  inputs.scored["slow"] = {true, kHash, {"disqualified", {"accuracy"}}, std::nullopt, std::nullopt,
-                           std::nullopt};
+  inputs.scored["slow"] = {true,         kHash,        {"disqualified", {"accuracy"}},
+                           std::nullopt, std::nullopt, std::nullopt};
   return inputs;
 }
 
@@ -239,7 +240,8 @@ TEST(Ratchet, EachRecordErrorHasItsCode) {
 
   base.records["slow"].reason = "UNREVIEWED";
   inputs = Inputs();
-  EXPECT_EQ(Codes(RatchetErrors(base, inputs)), std::vector<std::string>{"nonpass-unreviewed:slow"});
+  EXPECT_EQ(Codes(RatchetErrors(base, inputs)),
+            std::vector<std::string>{"nonpass-unreviewed:slow"});
 
   base = Base();
   base.records["slow"].expected.reset();
@@ -269,15 +271,15 @@ TEST(Ratchet, OnlyTimingRulesMakeAnOutcomeWorthScoringAgain) {
   const Expected qualified{"qualified", {}};
   EXPECT_FALSE(DiffersByTimingRulesAlone(qualified, qualified));
   EXPECT_TRUE(DiffersByTimingRulesAlone(qualified, {"disqualified", {"dispersion-slow"}}));
-  EXPECT_TRUE(DiffersByTimingRulesAlone({"disqualified", {"dispersion-fast", "timing-call"}},
-                                        qualified));
+  EXPECT_TRUE(
+      DiffersByTimingRulesAlone({"disqualified", {"dispersion-fast", "timing-call"}}, qualified));
   EXPECT_TRUE(DiffersByTimingRulesAlone({"disqualified", {"accuracy", "timing-group"}},
                                         {"disqualified", {"accuracy"}}));
   EXPECT_FALSE(DiffersByTimingRulesAlone(qualified, {"disqualified", {"accuracy"}}));
-  EXPECT_FALSE(DiffersByTimingRulesAlone({"disqualified", {"dispersion-slow", "holdout"}},
-                                         qualified));
-  EXPECT_FALSE(DiffersByTimingRulesAlone({"disqualified", {"accuracy"}},
-                                         {"disqualified", {"draw-floor"}}));
+  EXPECT_FALSE(
+      DiffersByTimingRulesAlone({"disqualified", {"dispersion-slow", "holdout"}}, qualified));
+  EXPECT_FALSE(
+      DiffersByTimingRulesAlone({"disqualified", {"accuracy"}}, {"disqualified", {"draw-floor"}}));
 }
 
 // A record scored again after its outcome differed by timing rules alone: as reviewed the second

@@ -2,11 +2,11 @@
 // cycle (run, promote, run again), every locked field and every rule constant changed, a baseline
 // never half-written, and a run interrupted or killed. Runs use the fast rule set (fewer, shorter
 // calls) and records that are quick to score.
+#include <gtest/gtest.h>
 #include <signal.h>
 #include <spawn.h>
 #include <sys/wait.h>
 #include <unistd.h>
-#include <gtest/gtest.h>
 
 #include <chrono>
 #include <filesystem>
@@ -56,8 +56,13 @@ class Workspace {
   Json Read() const { return Json::parse(*ReadFile(baseline())); }
 
   BinaryRun Run(std::vector<std::string> extra = {}) {
-    std::vector<std::string> args = {"run", "--baseline", baseline(), "--rules", rules_,
-                                     "--out", dir_ / ("evidence-" + std::to_string(++runs_))};
+    std::vector<std::string> args = {"run",
+                                     "--baseline",
+                                     baseline(),
+                                     "--rules",
+                                     rules_,
+                                     "--out",
+                                     dir_ / ("evidence-" + std::to_string(++runs_))};
     args.insert(args.end(), extra.begin(), extra.end());
     return RunRatchet(args);
   }
@@ -118,7 +123,7 @@ TEST(RatchetRunTest, BadInputExitsTwoAndSaysWhat) {
 TEST(RatchetRunTest, TheReviewCycle) {
   if (!HavePython()) GTEST_SKIP() << "no python3 that imports torch";
   Workspace space(Json{{"ncm", {{"submission", "submissions/ncm.py"}, {"band_bp", 3000}}},
-                   {"broken", SourceRecord(false)}});
+                       {"broken", SourceRecord(false)}});
   // Never reviewed: both records are errors, the evidence is complete all the same.
   BinaryRun run = space.Run();
   ASSERT_EQ(run.exit_code, 1) << run.out << run.err;
@@ -131,11 +136,12 @@ TEST(RatchetRunTest, TheReviewCycle) {
   EXPECT_EQ(evidence->exit_code, 1);
 
   const std::string before = *ReadFile(space.baseline());
-  run = RunRatchet({"promote", "--baseline", space.baseline(), "--evidence", first, "--all-changed"});
+  run =
+      RunRatchet({"promote", "--baseline", space.baseline(), "--evidence", first, "--all-changed"});
   EXPECT_EQ(run.exit_code, 2);
   EXPECT_TRUE(Contains(run.err, "--reason")) << run.err;
-  run = RunRatchet({"promote", "--baseline", space.baseline(), "--evidence", first, "--record", "ncm",
-                    "--reason", " "});
+  run = RunRatchet({"promote", "--baseline", space.baseline(), "--evidence", first, "--record",
+                    "ncm", "--reason", " "});
   EXPECT_EQ(run.exit_code, 2);
   EXPECT_EQ(*ReadFile(space.baseline()), before);
 
@@ -165,7 +171,8 @@ TEST(RatchetRunTest, TheReviewCycle) {
   Json reviewed = space.Read();
   Json doc_timing = reviewed;
   doc_timing["records"]["ncm"]["expected"] = {
-      {"status", "disqualified"}, {"broken", {"dispersion-fast", "dispersion-slow", "timing-call"}}};
+      {"status", "disqualified"},
+      {"broken", {"dispersion-fast", "dispersion-slow", "timing-call"}}};
   doc_timing["records"]["ncm"]["reason"] = "a test of the second scoring";
   space.Write(doc_timing);
   run = space.Run();
@@ -183,13 +190,13 @@ TEST(RatchetRunTest, TheReviewCycle) {
 
   // The first evidence was compared with the baseline as it was: promote refuses it now.
   const std::string promoted = *ReadFile(space.baseline());
-  run = RunRatchet({"promote", "--baseline", space.baseline(), "--evidence", first, "--record", "ncm",
-                    "--reason", "again", "--reviewer", "the test"});
+  run = RunRatchet({"promote", "--baseline", space.baseline(), "--evidence", first, "--record",
+                    "ncm", "--reason", "again", "--reviewer", "the test"});
   EXPECT_EQ(run.exit_code, 1);
   EXPECT_TRUE(Contains(run.err, "has changed since")) << run.err;
   // Evidence of `ratchet score` was never compared with a baseline.
-  BinaryRun score = RunRatchet({"score", space.dir() / "submissions/syntax_error.py", "--out",
-                                space.dir() / "scored"});
+  BinaryRun score = RunRatchet(
+      {"score", space.dir() / "submissions/syntax_error.py", "--out", space.dir() / "scored"});
   EXPECT_EQ(score.exit_code, 1) << score.err;
   run = RunRatchet({"promote", "--baseline", space.baseline(), "--evidence", space.dir() / "scored",
                     "--record", "ncm", "--reason", "r", "--reviewer", "t"});
@@ -198,9 +205,10 @@ TEST(RatchetRunTest, TheReviewCycle) {
   EXPECT_EQ(*ReadFile(space.baseline()), promoted);
 
   // A changed submission and an outcome that moved are errors with their codes.
-  ASSERT_TRUE(WriteFileAtomic(space.dir() / "submissions/ncm.py",
-                              *ReadFile(SourceDir() + "/baselines/submissions/ncm.py") + "\n# edited\n")
-                  .ok());
+  ASSERT_TRUE(
+      WriteFileAtomic(space.dir() / "submissions/ncm.py",
+                      *ReadFile(SourceDir() + "/baselines/submissions/ncm.py") + "\n# edited\n")
+          .ok());
   doc = space.Read();
   doc["records"]["broken"]["expected"] = {{"status", "disqualified"}, {"broken", {"timeout"}}};
   space.Write(doc);
@@ -238,8 +246,8 @@ TEST(RatchetRunTest, RefusalsAndRepairs) {
   const std::string compared = space.last_evidence();
 
   // --all-changed with no record changed still reviews the lane.
-  run = RunRatchet({"promote", "--baseline", space.baseline(), "--evidence", compared, "--all-changed",
-                    "--reason", "this machine's lane", "--reviewer", "t"});
+  run = RunRatchet({"promote", "--baseline", space.baseline(), "--evidence", compared,
+                    "--all-changed", "--reason", "this machine's lane", "--reviewer", "t"});
   ASSERT_EQ(run.exit_code, 0) << run.out << run.err;
   EXPECT_TRUE(Contains(run.out, "reviewed lane")) << run.out;
   run = space.Run({"--require-lane"});
@@ -293,7 +301,8 @@ TEST(RatchetRunTest, EveryLockedFieldChangedIsContractChanged) {
   std::function<void(const Json&, const std::string&)> walk = [&](const Json& value,
                                                                   const std::string& path) {
     if (value.is_object() && !value.empty()) {
-      for (auto it = value.begin(); it != value.end(); ++it) walk(it.value(), path + "/" + it.key());
+      for (auto it = value.begin(); it != value.end(); ++it)
+        walk(it.value(), path + "/" + it.key());
     } else {
       leaves.push_back(path);
     }
@@ -303,14 +312,16 @@ TEST(RatchetRunTest, EveryLockedFieldChangedIsContractChanged) {
   for (const std::string& pointer : leaves) {
     Json doc = original;
     Json& field = doc["contract"]["locked"][Json::json_pointer(pointer)];
-    field = field.is_number() ? Json(field.get<int64_t>() + 1)
-                              : Json("changed-" + (field.is_string() ? field.get<std::string>() : "null"));
+    field = field.is_number()
+                ? Json(field.get<int64_t>() + 1)
+                : Json("changed-" + (field.is_string() ? field.get<std::string>() : "null"));
     space.Write(doc);
     run = space.Run();
     std::string dotted = "locked" + pointer;
     std::replace(dotted.begin(), dotted.end(), '/', '.');
     EXPECT_EQ(run.exit_code, 1) << pointer << "\n" << run.out << run.err;
-    EXPECT_TRUE(Contains(run.out, "contract-changed: " + dotted + ":")) << dotted << "\n" << run.out;
+    EXPECT_TRUE(Contains(run.out, "contract-changed: " + dotted + ":")) << dotted << "\n"
+                                                                        << run.out;
   }
 }
 
@@ -382,8 +393,8 @@ TEST(RatchetRunTest, InterruptedAndKilledRuns) {
   for (int sig : {SIGTERM, SIGKILL}) {
     const std::string out = space.dir() / ("stopped-" + std::to_string(sig));
     std::string binary = RatchetBinary();
-    std::vector<std::string> args = {binary, "run", "--baseline", space.baseline(), "--rules",
-                                     space.rules(), "--out", out};
+    std::vector<std::string> args = {binary,    "run",         "--baseline", space.baseline(),
+                                     "--rules", space.rules(), "--out",      out};
     std::vector<char*> argv;
     for (std::string& arg : args) argv.push_back(arg.data());
     argv.push_back(nullptr);

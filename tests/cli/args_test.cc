@@ -9,7 +9,8 @@ const std::vector<OptionSpec> kSpecs = {
     {"json", false}, {"data", true}, {"record", true, /*repeatable=*/true}};
 
 TEST(ArgsTest, ValuesFlagsAndPositionals) {
-  Result<Args> args = Args::Parse({"a", "--data", "/d", "--json", "--record=x", "--record", "y", "b"}, kSpecs);
+  Result<Args> args =
+      Args::Parse({"a", "--data", "/d", "--json", "--record=x", "--record", "y", "b"}, kSpecs);
   ASSERT_TRUE(args.ok()) << args.status().message();
   EXPECT_EQ(args->Get("data"), "/d");
   EXPECT_TRUE(args->Has("json"));
@@ -30,7 +31,8 @@ TEST(ArgsTest, UsageErrorsNameTheOption) {
     Result<Args> args = Args::Parse(c.argv, kSpecs);
     ASSERT_FALSE(args.ok());
     EXPECT_EQ(args.status().code(), Status::Code::kUsage);
-    EXPECT_NE(args.status().message().find(c.expected), std::string::npos) << args.status().message();
+    EXPECT_NE(args.status().message().find(c.expected), std::string::npos)
+        << args.status().message();
   }
 }
 

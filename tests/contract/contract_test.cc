@@ -201,9 +201,8 @@ TEST(ContractDiff, NamesTheWorkerFilesAndTheSandboxPolicy) {
 TEST(ContractDiff, DatasetThatAppearedIsNamedOnce) {
   LockedInputs changed = TestLocked();
   changed.datasets[2] = {"kmnist", true, std::string(64, '5'), std::string(64, '6')};
-  EXPECT_EQ(
-      DiffLocked(Build(TestLocked(), CudaMachine()), Build(changed, CudaMachine())),
-      std::vector<std::string>{"locked.datasets.kmnist"});
+  EXPECT_EQ(DiffLocked(Build(TestLocked(), CudaMachine()), Build(changed, CudaMachine())),
+            std::vector<std::string>{"locked.datasets.kmnist"});
 }
 
 TEST(ContractDiff, NamesAddedAndRemovedKeys) {
@@ -223,8 +222,7 @@ TEST(ContractDiff, IgnoresTheLaneAndWhatWasObserved) {
   other.worker_binary_sha256.reset();
   other.python.reset();
   other.sandbox_full = false;
-  EXPECT_TRUE(
-      DiffLocked(Build(TestLocked(), CudaMachine()), Build(TestLocked(), other)).empty());
+  EXPECT_TRUE(DiffLocked(Build(TestLocked(), CudaMachine()), Build(TestLocked(), other)).empty());
 }
 
 TEST(ContractDiff, ComparesArraysByPosition) {

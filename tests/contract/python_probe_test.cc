@@ -24,15 +24,15 @@ class ProbeTest : public ::testing::Test {
     ASSERT_EQ(mkdir((dir_ / "site").c_str(), 0755), 0);
     ASSERT_EQ(mkdir((dir_ / "site/torch").c_str(), 0755), 0);
     Write("site/torch/__init__.py", "raise SystemExit('torch was imported')\n");
-    Write("site/torch/version.py",
-          "from typing import Optional\n__version__ = '9.8.7+probe'\ncuda: Optional[str] = '13.0'\n");
+    Write(
+        "site/torch/version.py",
+        "from typing import Optional\n__version__ = '9.8.7+probe'\ncuda: Optional[str] = '13.0'\n");
     Write("site/torch/_C.so", "");  // its compiled core, as far as the probe looks
     // The probe runs `python -I -c CODE`; isolated mode would hide the folder, so the stand-in
     // passes the code on with the folder on the path instead, and without the site packages
     // (-S), where the machine's own torch may be.
-    Write("python3",
-          "#!/bin/sh\nexport PYTHONPATH='" + dir_ / "site" +
-              "'\nshift\nexec /usr/bin/python3 -S \"$@\"\n");
+    Write("python3", "#!/bin/sh\nexport PYTHONPATH='" + dir_ / "site" +
+                         "'\nshift\nexec /usr/bin/python3 -S \"$@\"\n");
     ASSERT_EQ(chmod((dir_ / "python3").c_str(), 0755), 0);
   }
   void Write(const std::string& name, const std::string& text) {
@@ -89,7 +89,8 @@ TEST(ProbeIsolationTest, ATorchInTheWorkingFolderIsNotTheInterpretersTorch) {
   TempDir dir;
   const std::string venv = dir / "venv";
   if (access("/usr/bin/python3", X_OK) != 0 ||
-      std::system(("/usr/bin/python3 -m venv --without-pip " + venv + " >/dev/null 2>&1").c_str()) != 0) {
+      std::system(
+          ("/usr/bin/python3 -m venv --without-pip " + venv + " >/dev/null 2>&1").c_str()) != 0) {
     GTEST_SKIP() << "no /usr/bin/python3 that makes a venv";
   }
   std::string site;
@@ -103,7 +104,8 @@ TEST(ProbeIsolationTest, ATorchInTheWorkingFolderIsNotTheInterpretersTorch) {
   ASSERT_EQ(mkdir((dir / "cwd").c_str(), 0755), 0);
   std::ofstream(dir / "cwd/torch.py") << "raise SystemExit('the folder\'s torch.py was run')\n";
   ASSERT_EQ(mkdir((dir / "cwd/importlib").c_str(), 0755), 0);
-  std::ofstream(dir / "cwd/importlib/__init__.py") << "raise SystemExit('the folder\'s importlib was run')\n";
+  std::ofstream(dir / "cwd/importlib/__init__.py")
+      << "raise SystemExit('the folder\'s importlib was run')\n";
   const std::filesystem::path before = std::filesystem::current_path();
   std::filesystem::current_path(dir / "cwd");
   Result<PythonFacts> facts = ProbePython(venv + "/bin/python3");
@@ -132,7 +134,8 @@ TEST(CudaPropertiesFromHello, TheLanesBoardGivesItsL2AndSmCount) {
 
 TEST(CudaPropertiesFromHello, AnotherBoardOrAnOddHelloChangesNothing) {
   const std::string uuid = *CudaMachine().device.uuid;
-  std::vector<Json> hellos = {Hello("GPU-ffffffff-1111-2222-3333-444444444444"), Json(), Json::array()};
+  std::vector<Json> hellos = {Hello("GPU-ffffffff-1111-2222-3333-444444444444"), Json(),
+                              Json::array()};
   for (const char* field : {"uuid", "l2_bytes", "sm_count"}) {
     Json missing = Hello(uuid);
     missing.erase(field);

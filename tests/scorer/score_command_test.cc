@@ -4,11 +4,11 @@
 // protocol is the same.
 #include <dirent.h>
 #include <fcntl.h>
+#include <gtest/gtest.h>
 #include <signal.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
-#include <gtest/gtest.h>
-#include <sys/stat.h>
 
 #include <chrono>
 #include <cstdio>
@@ -97,8 +97,8 @@ TEST(ScoreCommandTest, NearestClassMeanQualifiesAtALooseBandWithCompleteEvidence
   if (!HavePython()) GTEST_SKIP() << "no python3 that imports torch";
   TempDir dir;
   const std::string out = dir / "evidence";
-  BinaryRun run = RunRatchet({"score", SourceDir() + "/baselines/submissions/ncm.py", "--band", "3000",
-                              "--rules", FastRules(dir), "--out", out});
+  BinaryRun run = RunRatchet({"score", SourceDir() + "/baselines/submissions/ncm.py", "--band",
+                              "3000", "--rules", FastRules(dir), "--out", out});
   ASSERT_EQ(run.exit_code, 0) << run.out << run.err;
   EXPECT_NE(run.out.find("call  4/4"), std::string::npos) << run.out;
   EXPECT_NE(run.out.find("; score "), std::string::npos) << run.out;
@@ -144,11 +144,11 @@ TEST(ScoreCommandTest, ANativeFileThatDoesNotCompileIsRuleSource) {
   const std::string worker = DirName(RatchetBinary()) + "/ratchet-worker";
   if (!PathExists(worker)) GTEST_SKIP() << "no " << worker << " (libtorch absent)";
   TempDir dir;
-  ASSERT_TRUE(WriteFileAtomic(dir / "broken.cpp",
-                              "#include <ratchet/method.h>\nthis is not C++;\n").ok());
-  BinaryRun run = RunRatchet({"score", dir / "broken.cpp", "--rules", FastRules(dir), "--out",
-                              dir / "ev"},
-                             {"RATCHET_CACHE=" + (dir / "cache")});
+  ASSERT_TRUE(
+      WriteFileAtomic(dir / "broken.cpp", "#include <ratchet/method.h>\nthis is not C++;\n").ok());
+  BinaryRun run =
+      RunRatchet({"score", dir / "broken.cpp", "--rules", FastRules(dir), "--out", dir / "ev"},
+                 {"RATCHET_CACHE=" + (dir / "cache")});
   EXPECT_EQ(run.exit_code, 1) << run.out << run.err;
   EXPECT_NE(run.out.find("does not compile"), std::string::npos) << run.out;
   EXPECT_EQ(Broken(Report(dir / "ev")), std::set<std::string>{"source"});
@@ -193,7 +193,8 @@ TEST(ScoreCommandTest, RedTeamSubmissionsEndWithTheirRule) {
       EXPECT_TRUE(run.exit_code == 0 || run.exit_code == 1) << name << "\n" << run.out << run.err;
       for (const std::string& rule : Broken(report)) {
         EXPECT_TRUE(rule.rfind("dispersion-", 0) == 0 || rule.rfind("timing-", 0) == 0)
-            << name << " broke " << rule << "\n" << run.out;
+            << name << " broke " << rule << "\n"
+            << run.out;
       }
     } else {
       EXPECT_EQ(run.exit_code, 1) << name << "\n" << run.out << run.err;
@@ -237,8 +238,8 @@ TEST(ScoreCommandTest, BadUsageExitsTwo) {
     EXPECT_NE(run.err.find(c.message), std::string::npos) << run.err;
   }
   // A pairing the environment names that ratchet does not know: nothing is written.
-  BinaryRun run = RunRatchet({"score", ncm, "--out", dir / "unwritten"},
-                             {"RATCHET_PAIR_WARMUPS=sometimes"});
+  BinaryRun run =
+      RunRatchet({"score", ncm, "--out", dir / "unwritten"}, {"RATCHET_PAIR_WARMUPS=sometimes"});
   EXPECT_EQ(run.exit_code, 2) << run.err;
   EXPECT_NE(run.err.find("RATCHET_PAIR_WARMUPS is \"sometimes\""), std::string::npos) << run.err;
   EXPECT_FALSE(PathExists(dir / "unwritten"));
@@ -251,9 +252,9 @@ TEST(ScoreCommandTest, WorkersOfLaterCallsStartAheadFrozenAndOutOfReach) {
   if (!HavePython()) GTEST_SKIP() << "no python3 that imports torch";
   TempDir dir;
   const std::string out = dir / "evidence";
-  BinaryRun run = RunRatchet({"score",
-                              SourceDir() + "/tests/submissions/reach_other_workers.py:method",
-                              "--band", "3000", "--rules", FastRules(dir), "--out", out});
+  BinaryRun run =
+      RunRatchet({"score", SourceDir() + "/tests/submissions/reach_other_workers.py:method",
+                  "--band", "3000", "--rules", FastRules(dir), "--out", out});
   ASSERT_TRUE(ScoredToTheEnd(run, out));
   const std::string folder = out + "/records/reach_other_workers/run-1";
   Json calls = Json::parse(*ReadFile(folder + "/calls.json"));
@@ -316,7 +317,8 @@ TEST(ScoreCommandTest, AMethodRunsNothingDuringTheNextCalibration) {
             << "'s calibration; steps " << calls[i + 1]["phases"]["steps"].dump();
       }
     }
-    const std::string waited = calls[i]["phases"].value("previous", Json::object()).value("waited", "");
+    const std::string waited =
+        calls[i]["phases"].value("previous", Json::object()).value("waited", "");
     EXPECT_EQ(waited.find("not stopped"), std::string::npos)
         << "call " << i << "'s worker was not stopped after its call: " << waited;
     if (i > 0) {  // the last call's worker killed before this method loaded, gone before priming
@@ -397,10 +399,10 @@ TEST(ScoreCommandTest, AJoinedWorkerIsOutOfReachAndStoppedWhileTheOtherIsTimed) 
   if (geteuid() != 0) GTEST_SKIP() << "warm-ups are paired only under the full sandbox";
   TempDir dir;
   const std::string out = dir / "evidence";
-  BinaryRun run = RunRatchet({"score",
-                              SourceDir() + "/tests/submissions/reach_other_workers.py:method",
-                              "--band", "3000", "--rules", FastRules(dir), "--out", out},
-                             {"RATCHET_PAIR_WARMUPS=always"});
+  BinaryRun run =
+      RunRatchet({"score", SourceDir() + "/tests/submissions/reach_other_workers.py:method",
+                  "--band", "3000", "--rules", FastRules(dir), "--out", out},
+                 {"RATCHET_PAIR_WARMUPS=always"});
   ASSERT_TRUE(ScoredToTheEnd(run, out));
   Json calls = Json::parse(*ReadFile(out + "/records/reach_other_workers/run-1/calls.json"));
   ASSERT_EQ(calls.size(), 4u);
@@ -460,9 +462,10 @@ TEST(ScoreCommandTest, AFailureBesideThePairsOtherCallStartsTheCallAgainAlone) {
   if (geteuid() != 0) GTEST_SKIP() << "warm-ups are paired only under the full sandbox";
   TempDir dir;
   const std::string out = dir / "evidence";
-  BinaryRun run = RunRatchet({"score", SourceDir() + "/tests/submissions/fails_beside_another.py:method",
-                              "--band", "3000", "--rules", FastRules(dir), "--out", out},
-                             {"RATCHET_PAIR_WARMUPS=always"});
+  BinaryRun run =
+      RunRatchet({"score", SourceDir() + "/tests/submissions/fails_beside_another.py:method",
+                  "--band", "3000", "--rules", FastRules(dir), "--out", out},
+                 {"RATCHET_PAIR_WARMUPS=always"});
   ASSERT_TRUE(ScoredToTheEnd(run, out));
   Json calls = Json::parse(*ReadFile(out + "/records/fails_beside_another/run-1/calls.json"));
   ASSERT_EQ(calls.size(), 4u);
@@ -475,8 +478,7 @@ TEST(ScoreCommandTest, AFailureBesideThePairsOtherCallStartsTheCallAgainAlone) {
   ASSERT_TRUE(calls[2]["phases"].contains("restarted_because")) << calls[2]["phases"].dump();
   const std::string because = calls[2]["phases"]["restarted_because"].get<std::string>();
   EXPECT_NE(because.find("could not warm up beside call 2's"), std::string::npos) << because;
-  EXPECT_NE(because.find("warmed up beside the worker of uid 65533"), std::string::npos)
-      << because;
+  EXPECT_NE(because.find("warmed up beside the worker of uid 65533"), std::string::npos) << because;
   EXPECT_EQ(calls[2]["worker"]["sandbox"]["uid"], 65532);
   // Call 3 was made whole, alone: its own calibration, load and warm-up.
   for (const char* step : {"restarted", "calibrated", "loaded", "warmed"}) {
@@ -503,9 +505,9 @@ TEST(ScoreCommandTest, ALeadersFailureBesideItsPairStartsBothCallsAgainAlone) {
   const std::string file = dir / "fails_leading.py";
   ASSERT_TRUE(WriteFileAtomic(file, text).ok());
   const std::string out = dir / "evidence";
-  BinaryRun run = RunRatchet({"score", file + ":method", "--band", "3000", "--rules",
-                              FastRules(dir), "--out", out},
-                             {"RATCHET_PAIR_WARMUPS=always"});
+  BinaryRun run = RunRatchet(
+      {"score", file + ":method", "--band", "3000", "--rules", FastRules(dir), "--out", out},
+      {"RATCHET_PAIR_WARMUPS=always"});
   ASSERT_TRUE(ScoredToTheEnd(run, out));
   Json calls = Json::parse(*ReadFile(out + "/records/fails_leading/run-1/calls.json"));
   ASSERT_EQ(calls.size(), 4u);
@@ -587,7 +589,8 @@ TEST(ScoreCommandTest, AWorkerThatCannotStartFailsTheRunAndKeepsItsEvidence) {
   ASSERT_TRUE(checker.ok());
   ASSERT_TRUE(WriteFileAtomic(workers + "/check_source.py", *checker).ok());
   ASSERT_TRUE(WriteFileAtomic(workers + "/worker.py",
-                              "import sys\nprint('this worker gives up')\nsys.exit(3)\n").ok());
+                              "import sys\nprint('this worker gives up')\nsys.exit(3)\n")
+                  .ok());
   const std::string out = dir / "evidence";
   BinaryRun run = RunRatchet({"score", SourceDir() + "/baselines/submissions/ncm.py", "--rules",
                               FastRules(dir), "--out", out},
@@ -603,7 +606,8 @@ TEST(ScoreCommandTest, AWorkerThatCannotStartFailsTheRunAndKeepsItsEvidence) {
             std::string::npos);
   EXPECT_EQ(Json::parse(*ReadFile(out + "/records/ncm/run-1/calls.json")).size(), 1u);
   // The contract came before the run's files, although no worker answered with its facts.
-  struct stat contract{}, calls{};
+  struct stat contract {
+  }, calls{};
   ASSERT_EQ(stat((out + "/contract.json").c_str(), &contract), 0);
   ASSERT_EQ(stat((out + "/records/ncm/run-1/calls.json").c_str(), &calls), 0);
   EXPECT_LE(std::make_pair(contract.st_mtim.tv_sec, contract.st_mtim.tv_nsec),
@@ -624,19 +628,22 @@ class WorkerStartedAheadTest : public ::testing::Test {
     Result<std::string> worker = ReadFile(SourceDir() + "/runner/worker/worker.py");
     EXPECT_TRUE(checker.ok() && worker.ok());
     EXPECT_TRUE(WriteFileAtomic(workers + "/check_source.py", *checker).ok());
-    const std::string prelude = std::string(
-        "import os, sys\n"
-        "def alive(uid):\n"
-        "    for pid in filter(str.isdigit, os.listdir('/proc')):\n"
-        "        try:\n"
-        "            with open(f'/proc/{pid}/status') as f:\n"
-        "                line = next(l for l in f if l.startswith('Uid:'))\n"
-        "        except (OSError, StopIteration):\n"
-        "            continue\n"
-        "        if int(line.split()[1]) == uid:\n"
-        "            return True\n"
-        "    return False\n"
-        "if os.getuid() == 65533 and (") + (always ? "True" : "alive(65534)") + "):\n"
+    const std::string prelude =
+        std::string(
+            "import os, sys\n"
+            "def alive(uid):\n"
+            "    for pid in filter(str.isdigit, os.listdir('/proc')):\n"
+            "        try:\n"
+            "            with open(f'/proc/{pid}/status') as f:\n"
+            "                line = next(l for l in f if l.startswith('Uid:'))\n"
+            "        except (OSError, StopIteration):\n"
+            "            continue\n"
+            "        if int(line.split()[1]) == uid:\n"
+            "            return True\n"
+            "    return False\n"
+            "if os.getuid() == 65533 and (") +
+        (always ? "True" : "alive(65534)") +
+        "):\n"
         "    print('this worker gives up: it was started while call 1 ran')\n"
         "    sys.exit(3)\n";
     EXPECT_TRUE(WriteFileAtomic(workers + "/worker.py", prelude + *worker).ok());
