@@ -347,20 +347,21 @@ void ReadEnergy(Reader* reader, Object object, RuleSet::Energy* energy) {
       }
       Object entry(reader, &(*bands)[i], path);
       ReferenceBand band;
-      // A prefix or a whole name, not both; with neither, "prefix" is the one said missing.
-      if (entry.Has("name") && entry.Has("prefix")) {
+      // A prefix or a whole name: one of the two.
+      const bool named = entry.Has("name"), prefixed = entry.Has("prefix");
+      if (named && prefixed) {
         reader->Fail(path, "has both \"prefix\" and \"name\"; a band names its boards by one");
         break;
       }
-      if (entry.Has("name")) {
-        band.name = entry.String("name");
-      } else {
-        band.prefix = entry.String("prefix");
-      }
+      if (named) band.name = entry.String("name");
+      if (prefixed) band.prefix = entry.String("prefix");
       band.j_per_tflop = ReadRange(reader, entry.Array("j_per_tflop"), entry.PathOf("j_per_tflop"));
       band.tflops_per_s =
           ReadRange(reader, entry.Array("tflops_per_s"), entry.PathOf("tflops_per_s"));
-      entry.Done();
+      entry.Done();  // first, so that a misspelt "name" is named as the unknown field it is
+      if (!named && !prefixed) {
+        reader->Fail(path, "has neither \"prefix\" nor \"name\"; a band names its boards by one");
+      }
       energy->reference_bands.push_back(band);
     }
   }

@@ -95,7 +95,7 @@ struct RuleSet {
     double reference_s = 0;
     int64_t reference_grace_s = 0;
     int64_t reference_dim = 0;
-    std::vector<ReferenceBand> reference_bands;  // the first whose prefix matches applies
+    std::vector<ReferenceBand> reference_bands;  // the first that Matches() the device applies
   } energy;
 
   struct Datasets {

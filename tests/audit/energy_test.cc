@@ -260,10 +260,11 @@ constexpr char kH200[] = "NVIDIA H200";
 
 // The column as a record gives it, computed under `rules`, audited under `audit_rules`.
 AuditResult AuditH200(const std::vector<EnergyWindow>& windows, const RuleSet& rules,
-                      const RuleSet& audit_rules, std::optional<EnergyColumn>* audited) {
-  Result<EnergyColumn> column = RecomputeEnergy(windows, kH200, kTimedMedian, 540, rules);
+                      const RuleSet& audit_rules, std::optional<EnergyColumn>* audited,
+                      const std::string& device = kH200) {
+  Result<EnergyColumn> column = RecomputeEnergy(windows, device, kTimedMedian, 540, rules);
   EXPECT_TRUE(column.ok()) << column.status().message();
-  const Json energy = EnergyColumnJson(*column, windows, {{"name", kH200}}, Json::object());
+  const Json energy = EnergyColumnJson(*column, windows, {{"name", device}}, Json::object());
   AuditResult result;
   FieldReader reader("run-1.json", &result);
   *audited = AuditEnergy(energy, "record.energy", reader, kTimedMedian, 540, audit_rules);
@@ -316,6 +317,31 @@ TEST(EnergyTest, AnH200IsJudgedAgainstItsBandUnderTheDefaultRuleSet) {
   EXPECT_TRUE(HasFinding(claimed, "run-1.json: record.energy.reference.band",
                          "the rule set mnist-a100/1.4.0's band for NVIDIA H200 is "))
       << Findings(claimed);
+}
+
+// An NVIDIA H200 NVL was never measured here: under the default rule set its column is
+// unchecked (no band, a note) and stands; one computed under mnist-a100/1.3.0, whose H200 band
+// was a prefix and judged it, is a finding when audited under the default.
+TEST(EnergyTest, AnH200NvlIsNotJudgedByTheH200Band) {
+  constexpr char kNvl[] = "NVIDIA H200 NVL";
+  const RuleSet first = LoadRuleSet(std::string("mnist-a100/1.3.0")).value();
+  std::optional<EnergyColumn> column;
+  AuditResult unchecked = AuditH200(OnAnH200(0.07), DefaultRules(), DefaultRules(), &column, kNvl);
+  EXPECT_EQ(unchecked.breaking(), 0u) << Findings(unchecked);
+  ASSERT_TRUE(column.has_value());
+  EXPECT_EQ(column->band, nullptr);
+  EXPECT_TRUE(column->mj_per_call.has_value());
+
+  AuditResult judged = AuditH200(OnAnH200(5.6), first, first, &column, kNvl);
+  EXPECT_EQ(judged.breaking(), 0u) << Findings(judged);
+  ASSERT_TRUE(column.has_value());
+  ASSERT_NE(column->band, nullptr);
+  EXPECT_EQ(column->band->boards(), "NVIDIA H200");
+  AuditResult moved = AuditH200(OnAnH200(5.6), first, DefaultRules(), &column, kNvl);
+  EXPECT_GT(moved.breaking(), 0u) << Findings(moved);
+  EXPECT_TRUE(HasFinding(moved, "run-1.json: record.energy.reference.band",
+                         "; the rule set mnist-a100/1.4.0's band for NVIDIA H200 NVL is null"))
+      << Findings(moved);
 }
 
 TEST(EnergyTest, AColumnThatWasNotMeasuredIsANote) {

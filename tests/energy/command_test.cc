@@ -141,6 +141,21 @@ TEST(EnergyCommandTest, TelemetryReadsTheReferenceInFreshWorkers) {
             std::string::npos)
       << outside.out;
   EXPECT_NE(outside.out.find("no run read without a problem"), std::string::npos) << outside.out;
+  EXPECT_NE(outside.out.find("'s band for Fake NVML: "), std::string::npos) << outside.out;
+
+  // A band given by the board's whole name applies to that name alone, and is named by it.
+  Json named = EnergyRulesJson(2.0);
+  named["energy"]["reference_bands"].push_back(
+      {{"name", "Fake NVML Board"}, {"j_per_tflop", {0.0, 0.0}}, {"tflops_per_s", {1e6, 1e7}}});
+  ASSERT_TRUE(WriteFileAtomic(banded, named.dump()).ok());
+  outside = RunRatchet({"telemetry", "--runs", "1", "--rules", banded}, {nvml});
+  EXPECT_EQ(outside.exit_code, 1) << outside.out << outside.err;
+  EXPECT_NE(outside.out.find("'s band for Fake NVML Board: "), std::string::npos) << outside.out;
+  named["energy"]["reference_bands"].back()["name"] = "Fake NVML";
+  ASSERT_TRUE(WriteFileAtomic(banded, named.dump()).ok());
+  outside = RunRatchet({"telemetry", "--runs", "1", "--rules", banded}, {nvml});
+  EXPECT_EQ(outside.exit_code, 0) << outside.out << outside.err;
+  EXPECT_NE(outside.out.find("has no band for Fake NVML Board"), std::string::npos) << outside.out;
 }
 #endif
 

@@ -396,7 +396,8 @@ TEST(RuleSetParseTest, MissingField) {
   EXPECT_EQ(ErrorOf(Edited([](Json& d) { d.erase("energy"); })),
             "rules.json: field \"energy\" is missing");
   EXPECT_EQ(ErrorOf(Edited([](Json& d) { d["energy"]["reference_bands"][0].erase("prefix"); })),
-            "rules.json: field \"energy.reference_bands[0].prefix\" is missing");
+            "rules.json: field \"energy.reference_bands[0]\": has neither \"prefix\" nor \"name\"; "
+            "a band names its boards by one");
 }
 
 // A band names its boards by a prefix or by a whole name: one of the two, never empty.
@@ -405,6 +406,13 @@ TEST(RuleSetParseTest, ABandHasAPrefixOrANameNotBoth) {
       ErrorOf(Edited([](Json& d) { d["energy"]["reference_bands"][1]["prefix"] = "NVIDIA"; })),
       "rules.json: field \"energy.reference_bands[1]\": has both \"prefix\" and \"name\"; a "
       "band names its boards by one");
+  // A misspelt field is named as unknown, not as a missing prefix.
+  EXPECT_EQ(ErrorOf(Edited([](Json& d) {
+              Json& band = d["energy"]["reference_bands"][1];
+              band["nmae"] = band["name"];
+              band.erase("name");
+            })),
+            "rules.json: unknown field \"energy.reference_bands[1].nmae\"");
   EXPECT_EQ(ErrorOf(Edited([](Json& d) { d["energy"]["reference_bands"][1]["name"] = ""; })),
             "rules.json: field \"energy.reference_bands[1].name\": must not be empty");
   EXPECT_EQ(ErrorOf(Edited([](Json& d) { d["energy"]["reference_bands"][1]["name"] = 200; })),
