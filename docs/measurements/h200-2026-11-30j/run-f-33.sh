@@ -11,7 +11,7 @@ date -u +%FT%TZ; nvidia-smi --query-gpu=name,uuid,driver_version,power.limit --f
 hdr build
 timeout 200 scripts/gpu-build build 2>&1 | grep -E 'gpu-build: built|error|Error' | head -30
 [ -x build/ratchet-worker ] || exit 1
-grep -q d6eeb7fcb51f33d5a5b855108b990170a577d5b06866db3e5cd79902000b9ecb build/generated/contract/source_sha256_generated.h || { echo "not the expected source hash"; grep -o "[0-9a-f]\{64\}" build/generated/contract/source_sha256_generated.h; exit 1; }
+grep -q 981aa0259cfb1d6eb3c4d16879b49a56e97087fc6c023a393bf4305ed492d7ad build/generated/contract/source_sha256_generated.h || { echo "not the expected source hash"; grep -o "[0-9a-f]\{64\}" build/generated/contract/source_sha256_generated.h; exit 1; }
 PY=/opt/torch/.venv/bin/python3; D=$(pwd)/.gpu-deps/data
 hdr "scripts/gpu-test"
 RATCHET_PYTHON=$PY RATCHET_DATA=$D timeout 150 scripts/gpu-test build > /tmp/gpu-test.log 2>&1; echo "gpu-test exit $?"
