@@ -50,16 +50,17 @@ std::set<std::string> Broken(const Json& report) {
   return broken;
 }
 
-// A run scored to the end like ncm.py (exit 0 or 1): on a shared CPU only the timing rules may
-// trip, never a rule that says the method or its worker misbehaved.
+// A run scored to the end like ncm.py: qualified, exit 0, no rule broken. (Under the fast rule
+// set the timing rules' slack is a second, which no call of these methods uses up even on a busy
+// machine: tests/support/fast_rules.h.)
 ::testing::AssertionResult ScoredToTheEnd(const BinaryRun& run, const std::string& out) {
-  if (run.exit_code != 0 && run.exit_code != 1) {
-    return ::testing::AssertionFailure() << "exit " << run.exit_code << "\n" << run.out << run.err;
-  }
-  for (const std::string& rule : Broken(Report(out))) {
-    if (rule.rfind("dispersion-", 0) != 0 && rule.rfind("timing-", 0) != 0) {
-      return ::testing::AssertionFailure() << "broke " << rule << "\n" << run.out;
-    }
+  const std::set<std::string> broken = Broken(Report(out));
+  if (run.exit_code != 0 || !broken.empty()) {
+    std::string rules;
+    for (const std::string& rule : broken) rules += " " + rule;
+    return ::testing::AssertionFailure()
+           << "exit " << run.exit_code << ", broke:" << (rules.empty() ? " none" : rules) << "\n"
+           << run.out << run.err;
   }
   return ::testing::AssertionSuccess();
 }
@@ -188,14 +189,7 @@ TEST(ScoreCommandTest, RedTeamSubmissionsEndWithTheirRule) {
               << " s\n";
     const Json report = Report(out);
     if (expected.rfind("scored like ncm", 0) == 0) {
-      // Scored to the end like ncm.py: on a shared CPU only the timing rules may trip, never a
-      // rule that says the method or its worker misbehaved.
-      EXPECT_TRUE(run.exit_code == 0 || run.exit_code == 1) << name << "\n" << run.out << run.err;
-      for (const std::string& rule : Broken(report)) {
-        EXPECT_TRUE(rule.rfind("dispersion-", 0) == 0 || rule.rfind("timing-", 0) == 0)
-            << name << " broke " << rule << "\n"
-            << run.out;
-      }
+      EXPECT_TRUE(ScoredToTheEnd(run, out)) << name;
     } else {
       EXPECT_EQ(run.exit_code, 1) << name << "\n" << run.out << run.err;
       std::set<std::string> want;
