@@ -372,6 +372,8 @@ class Bench:
         if args.data:
             self.common += ["--data", str(args.data)]
         self.common += ["--python", args.python]
+        if args.rules:
+            self.common += ["--rules", args.rules]
 
     # -- ratchet ------------------------------------------------------------------------------
 
@@ -703,6 +705,9 @@ def parse_args(argv):
                         " beside the checkout)")
     parser.add_argument("--sides", default=",".join(SIDES),
                         help="which sides to run, comma-separated (default seed,native,python)")
+    parser.add_argument("--rules", metavar="ID|FILE",
+                        help="ratchet's rule set: a compiled-in id or a rule-set file (default: "
+                        "ratchet's default); the seed keeps its own constants")
     parser.add_argument("--out", type=Path, help="the output folder, new or empty (default "
                         "evidence/bench-vs-seed-<UTC time>)")
     args = parser.parse_args(argv)
@@ -797,6 +802,8 @@ def check_inputs(args):
         if not path.is_file():
             raise Fail(f"no method file at {path} ({flag})", code=2)
     args.py, args.cpp = args.py.resolve(), args.cpp.resolve()
+    if args.rules is not None and Path(args.rules).exists():
+        args.rules = str(Path(args.rules).resolve())
     if args.data is not None:
         if not args.data.is_dir():
             raise Fail(f"--data {args.data} is not a folder", code=2)

@@ -178,6 +178,27 @@ class UnexplainedByStep(unittest.TestCase):
         self.assertIsNone(seed["unexplained_by_step_ms"])
 
 
+class RulesOption(unittest.TestCase):
+    """--rules reaches every `ratchet score` of the bench (the seed keeps its own constants)."""
+
+    def bench_for(self, argv):
+        args = bench.parse_args(["--python", "/usr/bin/python3", *argv])
+        args.out = Path("/nonexistent/bench")
+        args.datasets, args.seed_pools, args.notes, args.no_energy_flag = {}, {}, [], True
+        return bench.Bench(args, print)
+
+    def test_a_rule_set_given_is_passed_to_both_of_ratchets_sides(self):
+        runner = self.bench_for(["--rules", "mnist-a100/1.2.0"])
+        for side in ("native", "python"):
+            argv = runner.ratchet_argv(side, Path("/nonexistent/evidence"))
+            self.assertEqual(argv[1], "score")
+            self.assertEqual(argv[argv.index("--rules") + 1], "mnist-a100/1.2.0")
+
+    def test_without_it_ratchet_scores_under_its_default(self):
+        runner = self.bench_for([])
+        for side in ("native", "python"):
+            self.assertNotIn("--rules", runner.ratchet_argv(side, Path("/nonexistent/evidence")))
+
 
 if __name__ == "__main__":
     unittest.main()
