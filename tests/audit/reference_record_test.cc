@@ -66,6 +66,38 @@ TEST(ReferenceRecordTest, AStandingRecordStandsWithItsEnergyColumn) {
             "within the rule set's band for NVIDIA A100 (6-11 J/TFLOP, 15-23 TFLOP/s)");
 }
 
+// A band that names its board whole (as ratchet's H200 band does) judges that board alone; the
+// checked line names the board as the band gives it.
+TEST(ReferenceRecordTest, ABandGivenByTheWholeNameJudgesThatBoardAlone) {
+  Json document = Json::parse(EmbeddedRuleSetText("mnist-a100/1.2.0"));
+  Json& band = document["energy"]["reference_bands"][0];
+  band.erase("prefix");
+  band["name"] = "NVIDIA A100-SXM4-80GB";
+  Result<RuleSet> named = ParseRuleSet(document.dump(2), "named.json");
+  ASSERT_TRUE(named.ok()) << named.status().message();
+
+  AuditResult result;
+  ASSERT_TRUE(
+      AuditReferenceRecord(CorpusJson(kStanding), "run-1.json", *named, std::nullopt, &result)
+          .ok());
+  EXPECT_EQ(result.verdict(), AuditVerdict::kStands) << Findings(result);
+  ASSERT_EQ(result.checked.size(), 3u);
+  EXPECT_EQ(result.checked[1],
+            "the energy column recomputed from its windows; telemetry reference 8.23 J/TFLOP at "
+            "18.3 TFLOP/s, "
+            "within the rule set's band for NVIDIA A100-SXM4-80GB (6-11 J/TFLOP, 15-23 TFLOP/s)");
+
+  // The other published board, an "NVIDIA A100 80GB PCIe", has no band under it: the record's
+  // band, the seed's prefix band, is not the rule set's.
+  AuditResult other;
+  ASSERT_TRUE(AuditReferenceRecord(CorpusJson(kStandingOtherBoard), "run-2-ours.json", *named,
+                                   std::nullopt, &other)
+                  .ok());
+  EXPECT_TRUE(HasFinding(other, "run-2-ours.json: record.energy.reference.band",
+                         "band for NVIDIA A100 80GB PCIe is null"))
+      << Findings(other);
+}
+
 TEST(ReferenceRecordTest, ADisqualifiedRunIsRederivedAsDisqualifiedWithTheSameProblem) {
   const AuditResult result = AuditJson(CorpusJson(kDisqualified));
   EXPECT_EQ(result.verdict(), AuditVerdict::kStands) << Findings(result);
