@@ -31,6 +31,14 @@ SANDBOX_LOCK = "/run/ratchet-sandbox.lock"  # ratchet's (runner/sandbox/lock.h):
 SIDES = ("seed", "native", "python")
 SIDE_TITLES = {"seed": "seed scorer (.py)", "native": "ratchet native (.cpp)",
                "python": "ratchet Python (.py)"}
+# With --rules-b, each of ratchet's sides also runs under that rule set, right after itself in
+# every round: "native-b", "python-b".
+B = "-b"
+
+
+def side_title(side):
+    base = side.removesuffix(B)
+    return SIDE_TITLES[base] + (", --rules-b" if side.endswith(B) else "")
 EXIT_MEANING = {2: "bad usage or input", 3: "the harness could not do its work",
                 130: "interrupted"}
 
@@ -237,6 +245,26 @@ def unexplained_by_step(calls):
     return {step: statistics.median(values) for step, values in diffs.items()}
 
 
+def window_step_medians(calls):
+    """Each step's own median, ms: {"timed": {step: ...}, "calibration": {step: ...}} over the
+    calls that keep both windows' steps (the calibration's of a call being its calibration's
+    median). A step that moved between two settings moved in the calibration or in the timed
+    call: the offsets of unexplained_by_step cannot tell which. None for the seed's calls."""
+    kept = []
+    for c in calls:
+        phases = c.get("phases") or {}
+        timed, calibration = phases.get("timed"), phases.get("calibration")
+        if isinstance(timed, dict) and isinstance(calibration, dict) and all(
+                isinstance(w.get(k), (int, float)) for w in (timed, calibration)
+                for k in WINDOW_STEPS):
+            kept.append((timed, calibration))
+    if not kept:
+        return None
+    return {which: {step: statistics.median(pair[i][step] for pair in kept)
+                    for step in WINDOW_STEPS}
+            for i, which in enumerate(("timed", "calibration"))}
+
+
 def summarize(runs):
     """The figures of one side over its runs (see docs/bench-vs-seed.md)."""
     calls = [c for r in runs for c in r["calls"]]
@@ -263,6 +291,7 @@ def summarize(runs):
         "ranked_ms_cv_sample": cv,
         "floor_raise_ms": [floor_raise_ms(r) for r in runs],
         "unexplained_by_step_ms": unexplained_by_step(calls),
+        "window_steps_ms": window_step_medians(calls),
         "mnist_error": 1 - correct / total if total else None,
         "energy_mj_per_call_median": median_or_none(energy),
         "energy_mj_per_call": [r["energy_mj_per_call"] for r in runs],
@@ -372,14 +401,16 @@ class Bench:
         if args.data:
             self.common += ["--data", str(args.data)]
         self.common += ["--python", args.python]
-        if args.rules:
-            self.common += ["--rules", args.rules]
 
     # -- ratchet ------------------------------------------------------------------------------
 
     def ratchet_argv(self, side, evidence):
-        target = str(self.args.cpp) if side == "native" else f"{self.args.py}:{self.args.function}"
+        base = side.removesuffix(B)
+        target = str(self.args.cpp) if base == "native" else f"{self.args.py}:{self.args.function}"
         argv = [self.ratchet, "score", target, *self.common, "--out", str(evidence)]
+        rules = self.args.rules_b if side.endswith(B) else self.args.rules
+        if rules:
+            argv += ["--rules", rules]
         if not self.args.energy and self.args.no_energy_flag:
             argv.append("--no-energy")
         return argv
@@ -507,14 +538,18 @@ class Bench:
             say(f"note:      {note}")
         say(f"output:    {self.out}")
 
+        if args.rules or args.rules_b:
+            say(f"rules:     ratchet's sides under {args.rules or 'its default'}"
+                + (f"; the -b sides under {args.rules_b}" if args.rules_b else ""))
         if "native" in args.sides:
             say("native:    compiling the twin into the benchmark's cache (not timed) ... ", end="")
             say(f"{self.prime_native():.1f} s")
 
         runs = {side: [] for side in args.sides}
+        width = max(6, *(len(side) for side in args.sides))
         for k in range(1, args.runs + 1):
             for side in args.sides:
-                say(f"round {k}/{args.runs} {side:6s}: ", end="")
+                say(f"round {k}/{args.runs} {side:{width}s}: ", end="")
                 row = self.seed_run(k) if side == "seed" else self.ratchet_run(side, k)
                 runs[side].append(row)
                 say(self.run_line(row, self.seed_pools))
@@ -540,6 +575,7 @@ class Bench:
                                 "function": args.function, "difficulty": args.difficulty,
                                 "band": args.band, "runs": args.runs, "energy": args.energy,
                                 "sides": args.sides, "data": str(args.data) if args.data else None,
+                                "rules": args.rules, "rules_b": args.rules_b,
                                 "no_energy_flag": args.no_energy_flag},
                     "datasets": self.datasets, "seed_pools": self.seed_pools,
                     "summary": summaries, "vs_seed": ratios, "runs": runs}
@@ -648,7 +684,7 @@ class Bench:
             if any(ratios[s]["energy_diff_percent"] is not None for s in sides):
                 rows.append(("energy vs the seed ((side - seed) / seed)",
                              {s: num(ratios[s]["energy_diff_percent"], "{:+.1f}%") for s in sides}))
-        header = ["figure"] + [SIDE_TITLES[s] for s in sides]
+        header = ["figure"] + [side_title(s) for s in sides]
         body = [[label] + [cells[s] for s in sides] for label, cells in rows]
         widths = [max(len(row[i]) for row in [header] + body) for i in range(len(header))]
 
@@ -660,13 +696,19 @@ class Bench:
         for side in sides if self.args.energy else ():
             if summaries[side]["energy_mj_per_call_median"] is None:
                 notes = sorted({r["energy_note"] for r in runs[side] if r["energy_note"]})
-                lines.append(f"energy n/a, {SIDE_TITLES[side]}: {'; '.join(notes) or '?'}")
+                lines.append(f"energy n/a, {side_title(side)}: {'; '.join(notes) or '?'}")
         for side in sides:
             by_step = summaries[side].get("unexplained_by_step_ms")
             if by_step:
                 cells = ", ".join(f"{step} {by_step[step]:+.3f}" for step in WINDOW_STEPS)
-                lines.append(f"unexplained by window step, {SIDE_TITLES[side]} (median ms, timed "
+                lines.append(f"unexplained by window step, {side_title(side)} (median ms, timed "
                              f"less calibration): {cells}")
+            steps = summaries[side].get("window_steps_ms")
+            if steps:
+                cells = ", ".join(f"{step} {steps['timed'][step]:.3f} / "
+                                  f"{steps['calibration'][step]:.3f}" for step in WINDOW_STEPS)
+                lines.append(f"window steps, {side_title(side)} (median ms, timed / calibration): "
+                             f"{cells}")
         if "seed" in sides:
             process = statistics.median(r["process_wall_s"] for r in runs["seed"])
             lines.append(f"wall time: the seed's is evaluate() alone, its pools built before it "
@@ -708,6 +750,10 @@ def parse_args(argv):
     parser.add_argument("--rules", metavar="ID|FILE",
                         help="ratchet's rule set: a compiled-in id or a rule-set file (default: "
                         "ratchet's default); the seed keeps its own constants")
+    parser.add_argument("--rules-b", metavar="ID|FILE",
+                        help="a second rule set: each of ratchet's sides runs under it too, right "
+                        "after itself in every round (sides native-b, python-b), so that two "
+                        "rule sets are compared on one board in one session")
     parser.add_argument("--out", type=Path, help="the output folder, new or empty (default "
                         "evidence/bench-vs-seed-<UTC time>)")
     args = parser.parse_args(argv)
@@ -721,6 +767,10 @@ def parse_args(argv):
     if not args.sides or any(s not in SIDES for s in args.sides) or len(set(args.sides)) != len(args.sides):
         parser.error(f"--sides takes a comma-separated subset of {','.join(SIDES)}")
     args.sides = [s for s in SIDES if s in args.sides]
+    if args.rules_b is not None:
+        if not any(s != "seed" for s in args.sides):
+            parser.error("--rules-b needs a side of ratchet's (native or python) in --sides")
+        args.sides = [x for s in args.sides for x in ((s,) if s == "seed" else (s, s + B))]
     return args
 
 
@@ -778,7 +828,7 @@ def check_inputs(args):
     """Everything that can be missing, each with one line on what to do."""
     build = args.build.resolve()
     args.build = build
-    needed = ["ratchet"] + (["ratchet-worker"] if set(args.sides) & {"native", "python"} else [])
+    needed = ["ratchet"] + (["ratchet-worker"] if set(args.sides) - {"seed"} else [])
     if "native" in args.sides:
         needed.append("ratchet-worker.native.json")
     for name in needed:
@@ -802,8 +852,10 @@ def check_inputs(args):
         if not path.is_file():
             raise Fail(f"no method file at {path} ({flag})", code=2)
     args.py, args.cpp = args.py.resolve(), args.cpp.resolve()
-    if args.rules is not None and Path(args.rules).exists():
-        args.rules = str(Path(args.rules).resolve())
+    for name in ("rules", "rules_b"):
+        value = getattr(args, name)
+        if value is not None and Path(value).exists():
+            setattr(args, name, str(Path(value).resolve()))
     if args.data is not None:
         if not args.data.is_dir():
             raise Fail(f"--data {args.data} is not a folder", code=2)

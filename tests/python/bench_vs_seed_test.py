@@ -5,7 +5,9 @@ The benchmark itself needs a GPU box, the seed scorer and minutes; these are its
 calls made up here.
 """
 
+import contextlib
 import importlib.util
+import io
 import os
 import unittest
 from pathlib import Path
@@ -198,6 +200,50 @@ class RulesOption(unittest.TestCase):
         runner = self.bench_for([])
         for side in ("native", "python"):
             self.assertNotIn("--rules", runner.ratchet_argv(side, Path("/nonexistent/evidence")))
+
+    def test_a_second_rule_set_adds_a_side_after_each_of_ratchets(self):
+        runner = self.bench_for(["--rules", "a.json", "--rules-b", "mnist-a100/1.4.0"])
+        self.assertEqual(runner.args.sides, ["seed", "native", "native-b", "python", "python-b"])
+        for side, rules in (("native", "a.json"), ("native-b", "mnist-a100/1.4.0"),
+                            ("python", "a.json"), ("python-b", "mnist-a100/1.4.0")):
+            argv = runner.ratchet_argv(side, Path("/nonexistent/evidence"))
+            self.assertEqual(argv[argv.index("--rules") + 1], rules, side)
+            self.assertEqual(argv.count("--rules"), 1, side)
+            target = argv[2]
+            self.assertEqual(target.endswith(".cpp"), side.startswith("native"), side)
+        self.assertEqual(bench.side_title("python-b"), "ratchet Python (.py), --rules-b")
+        # Without --rules the a sides take ratchet's default, the b sides still the second.
+        runner = self.bench_for(["--sides", "native", "--rules-b", "x.json"])
+        self.assertEqual(runner.args.sides, ["native", "native-b"])
+        self.assertNotIn("--rules", runner.ratchet_argv("native", Path("/nonexistent/e")))
+        self.assertIn("x.json", runner.ratchet_argv("native-b", Path("/nonexistent/e")))
+
+    def test_a_second_rule_set_needs_a_side_of_ratchets(self):
+        with self.assertRaises(SystemExit):
+            with contextlib.redirect_stderr(io.StringIO()) as err:
+                bench.parse_args(["--python", "/usr/bin/python3", "--sides", "seed",
+                                  "--rules-b", "x.json"])
+        self.assertIn("--rules-b needs a side of ratchet's", err.getvalue())
+
+
+class WindowStepMedians(unittest.TestCase):
+    def test_each_steps_own_median_in_the_timed_call_and_the_calibration(self):
+        calls = [windowed_call(14.0, (0.11, 0.05, 0.20, 14.03, 0.20, 0.09), (0.1,) * 6),
+                 windowed_call(13.0, (0.13, 0.07, 0.40, 13.02, 0.30, 0.10), (0.2,) * 6),
+                 windowed_call(13.5, (0.12, 0.06, 0.30, 13.52, 0.25, 0.11), (0.3,) * 6)]
+        steps = bench.window_step_medians(calls)
+        self.assertAlmostEqual(steps["timed"]["labels"], 0.25, places=9)
+        self.assertAlmostEqual(steps["timed"]["method"], 13.52, places=9)
+        self.assertAlmostEqual(steps["calibration"]["to_parent"], 0.2, places=9)
+        self.assertEqual(bench.summarize([run(calls)])["window_steps_ms"], steps)
+
+    def test_calls_without_both_windows_are_left_out_and_none_gives_none(self):
+        partial = windowed_call(1.0, (0.1,) * 6, (0.1,) * 6)
+        del partial["phases"]["calibration"]["labels"]
+        self.assertIsNone(bench.window_step_medians([partial]))
+        self.assertIsNone(bench.window_step_medians([{"dataset": "mnist", "ms": 1.0}]))
+        whole = windowed_call(1.0, (0.4,) * 6, (0.2,) * 6)
+        self.assertEqual(bench.window_step_medians([partial, whole])["timed"]["write"], 0.4)
 
 
 if __name__ == "__main__":
