@@ -19,9 +19,10 @@ const RuleSet& Rules() {
 }
 
 AuditResult AuditJson(const Json& document, const std::string& name = "run-1.json",
-                      const std::optional<SubmissionFile>& submission = std::nullopt) {
+                      const std::optional<SubmissionFile>& submission = std::nullopt,
+                      const RuleSet& rules = Rules()) {
   AuditResult result;
-  Status status = AuditReferenceRecord(document, name, Rules(), submission, &result);
+  Status status = AuditReferenceRecord(document, name, rules, submission, &result);
   EXPECT_TRUE(status.ok()) << status.message();
   return result;
 }
@@ -76,10 +77,7 @@ TEST(ReferenceRecordTest, ABandGivenByTheWholeNameJudgesThatBoardAlone) {
   Result<RuleSet> named = ParseRuleSet(document.dump(2), "named.json");
   ASSERT_TRUE(named.ok()) << named.status().message();
 
-  AuditResult result;
-  ASSERT_TRUE(
-      AuditReferenceRecord(CorpusJson(kStanding), "run-1.json", *named, std::nullopt, &result)
-          .ok());
+  const AuditResult result = AuditJson(CorpusJson(kStanding), "run-1.json", std::nullopt, *named);
   EXPECT_EQ(result.verdict(), AuditVerdict::kStands) << Findings(result);
   ASSERT_EQ(result.checked.size(), 3u);
   EXPECT_EQ(result.checked[1],
@@ -89,10 +87,8 @@ TEST(ReferenceRecordTest, ABandGivenByTheWholeNameJudgesThatBoardAlone) {
 
   // The other published board, an "NVIDIA A100 80GB PCIe", has no band under it: the record's
   // band, the seed's prefix band, is not the rule set's.
-  AuditResult other;
-  ASSERT_TRUE(AuditReferenceRecord(CorpusJson(kStandingOtherBoard), "run-2-ours.json", *named,
-                                   std::nullopt, &other)
-                  .ok());
+  const AuditResult other =
+      AuditJson(CorpusJson(kStandingOtherBoard), "run-2-ours.json", std::nullopt, *named);
   EXPECT_TRUE(HasFinding(other, "run-2-ours.json: record.energy.reference.band",
                          "band for NVIDIA A100 80GB PCIe is null"))
       << Findings(other);
