@@ -31,9 +31,20 @@ SANDBOX_LOCK = "/run/ratchet-sandbox.lock"  # ratchet's (runner/sandbox/lock.h):
 SIDES = ("seed", "native", "python")
 SIDE_TITLES = {"seed": "seed scorer (.py)", "native": "ratchet native (.cpp)",
                "python": "ratchet Python (.py)"}
-# With --rules-b, each of ratchet's sides also runs under that rule set, right after itself in
+# With --rules-b, each of ratchet's sides also runs under that rule set, beside itself in
 # every round: "native-b", "python-b".
 B = "-b"
+
+
+def round_order(sides, k):
+    """The sides in round k: as given, but with --rules-b each b side goes first in every even
+    round, so that neither rule set always runs second."""
+    order = list(sides)
+    if k % 2 == 0:
+        for i in range(len(order) - 1):
+            if order[i + 1] == order[i] + B:
+                order[i], order[i + 1] = order[i + 1], order[i]
+    return order
 
 
 def side_title(side):
@@ -548,7 +559,7 @@ class Bench:
         runs = {side: [] for side in args.sides}
         width = max(6, *(len(side) for side in args.sides))
         for k in range(1, args.runs + 1):
-            for side in args.sides:
+            for side in round_order(args.sides, k):
                 say(f"round {k}/{args.runs} {side:{width}s}: ", end="")
                 row = self.seed_run(k) if side == "seed" else self.ratchet_run(side, k)
                 runs[side].append(row)
@@ -751,9 +762,9 @@ def parse_args(argv):
                         help="ratchet's rule set: a compiled-in id or a rule-set file (default: "
                         "ratchet's default); the seed keeps its own constants")
     parser.add_argument("--rules-b", metavar="ID|FILE",
-                        help="a second rule set: each of ratchet's sides runs under it too, right "
-                        "after itself in every round (sides native-b, python-b), so that two "
-                        "rule sets are compared on one board in one session")
+                        help="a second rule set: each of ratchet's sides runs under it too, "
+                        "beside itself in every round (sides native-b, python-b; first in even "
+                        "rounds), so that two rule sets are compared on one board in one session")
     parser.add_argument("--out", type=Path, help="the output folder, new or empty (default "
                         "evidence/bench-vs-seed-<UTC time>)")
     args = parser.parse_args(argv)
@@ -852,15 +863,22 @@ def check_inputs(args):
         if not path.is_file():
             raise Fail(f"no method file at {path} ({flag})", code=2)
     args.py, args.cpp = args.py.resolve(), args.cpp.resolve()
-    for name in ("rules", "rules_b"):
-        value = getattr(args, name)
-        if value is not None and Path(value).exists():
-            setattr(args, name, str(Path(value).resolve()))
     if args.data is not None:
         if not args.data.is_dir():
             raise Fail(f"--data {args.data} is not a folder", code=2)
         args.data = args.data.resolve()
     args.datasets, args.seed_pools, args.notes = locate_datasets(str(build / "ratchet"), args.data)
+    for option, value in (("--rules", args.rules), ("--rules-b", args.rules_b)):
+        # ratchet reads the value as it will in every run (an embedded id first, then a file,
+        # from this folder), so a bad one stops the bench here and not after a seed run.
+        if value is not None:
+            probe = subprocess.run([str(build / "ratchet"), "contract", "--rules", value,
+                                    "--python", args.python] +
+                                   (["--data", str(args.data)] if args.data else []),
+                                   capture_output=True, text=True)
+            if probe.returncode != 0:
+                why = (probe.stderr.strip().splitlines() or ["exit %d" % probe.returncode])[-1]
+                raise Fail(f"{option} {value}: {why}", code=2)
     if args.out is None:
         args.out = ROOT / "evidence" / f"bench-vs-seed-{time.strftime('%Y%m%dT%H%M%SZ', time.gmtime())}"
     args.out = args.out.resolve()

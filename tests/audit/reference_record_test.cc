@@ -92,6 +92,21 @@ TEST(ReferenceRecordTest, ABandGivenByTheWholeNameJudgesThatBoardAlone) {
   EXPECT_TRUE(HasFinding(other, "run-2-ours.json: record.energy.reference.band",
                          "band for NVIDIA A100 80GB PCIe is null"))
       << Findings(other);
+
+  // A name is never a prefix: "NVIDIA A100" given as a name judges neither published board,
+  // though both names start with it (as the seed's prefix band, which judges both).
+  band["name"] = "NVIDIA A100";
+  Result<RuleSet> short_name = ParseRuleSet(document.dump(2), "short.json");
+  ASSERT_TRUE(short_name.ok()) << short_name.status().message();
+  for (const auto& [relative, file] :
+       {std::pair{kStanding, "run-1.json"}, std::pair{kStandingOtherBoard, "run-2-ours.json"}}) {
+    const AuditResult unmatched = AuditJson(CorpusJson(relative), file, std::nullopt, *short_name);
+    EXPECT_TRUE(
+        HasFinding(unmatched, std::string(file) + ": record.energy.reference.band", "is null"))
+        << relative << "\n"
+        << Findings(unmatched);
+    EXPECT_EQ(AuditJson(CorpusJson(relative), file).verdict(), AuditVerdict::kStands) << relative;
+  }
 }
 
 TEST(ReferenceRecordTest, ADisqualifiedRunIsRederivedAsDisqualifiedWithTheSameProblem) {

@@ -218,6 +218,15 @@ class RulesOption(unittest.TestCase):
         self.assertNotIn("--rules", runner.ratchet_argv("native", Path("/nonexistent/e")))
         self.assertIn("x.json", runner.ratchet_argv("native-b", Path("/nonexistent/e")))
 
+    def test_the_b_side_goes_first_in_every_even_round(self):
+        sides = ["seed", "native", "native-b", "python", "python-b"]
+        self.assertEqual(bench.round_order(sides, 1), sides)
+        self.assertEqual(bench.round_order(sides, 2),
+                         ["seed", "native-b", "native", "python-b", "python"])
+        self.assertEqual(bench.round_order(sides, 3), sides)
+        self.assertEqual(bench.round_order(["seed", "native", "python"], 2),
+                         ["seed", "native", "python"])
+
     def test_a_second_rule_set_needs_a_side_of_ratchets(self):
         with self.assertRaises(SystemExit):
             with contextlib.redirect_stderr(io.StringIO()) as err:
