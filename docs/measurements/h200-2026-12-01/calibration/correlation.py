@@ -5,7 +5,11 @@ import json,statistics as st,sys,glob
 def corr(a,b):
     ma,mb=st.mean(a),st.mean(b); sa=sum((x-ma)**2 for x in a)**.5; sb=sum((y-mb)**2 for y in b)**.5
     return sum((x-ma)*(y-mb) for x,y in zip(a,b))/(sa*sb) if sa and sb else float('nan')
-for f in sorted(glob.glob('docs/measurements/h200-2026-12-01/**/bench*.json',recursive=True)):
+# The seven benches of docs/performance.md's correlation paragraph (not the interleaved one after).
+FILES = ['docs/measurements/h200-2026-12-01/bench-runs3-36.json'] + [
+    f'docs/measurements/h200-2026-12-01/calibration/bench-{name}.json'
+    for name in ('2-busy0', '2-busy12', '2-busy3', '3-busy0', '3-touch1', '3-touch8')]
+for f in FILES:
     j=json.load(open(f))
     for side in ('native','python'):
         runs=j['runs'].get(side) or []
