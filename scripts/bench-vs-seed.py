@@ -32,13 +32,14 @@ SIDES = ("seed", "native", "python")
 SIDE_TITLES = {"seed": "seed scorer (.py)", "native": "ratchet native (.cpp)",
                "python": "ratchet Python (.py)"}
 # With --rules-b, each of ratchet's sides also runs under that rule set, beside itself in
-# every round: "native-b", "python-b".
+# every round: "native-b", "python-b". With --worker-dir-b, the Python side does with that
+# folder's worker.py: "python-b" (and the native side too when --rules-b is given as well).
 B = "-b"
 
 
 def round_order(sides, k):
-    """The sides in round k: as given, but with --rules-b each b side goes first in every even
-    round, so that neither rule set always runs second."""
+    """The sides in round k: as given, but each b side goes first in every even round, so that
+    neither setting always runs second."""
     order = list(sides)
     if k % 2 == 0:
         for i in range(len(order) - 1):
@@ -49,7 +50,7 @@ def round_order(sides, k):
 
 def side_title(side):
     base = side.removesuffix(B)
-    return SIDE_TITLES[base] + (", --rules-b" if side.endswith(B) else "")
+    return SIDE_TITLES[base] + (", b" if side.endswith(B) else "")
 EXIT_MEANING = {2: "bad usage or input", 3: "the harness could not do its work",
                 130: "interrupted"}
 
@@ -419,12 +420,21 @@ class Bench:
         base = side.removesuffix(B)
         target = str(self.args.cpp) if base == "native" else f"{self.args.py}:{self.args.function}"
         argv = [self.ratchet, "score", target, *self.common, "--out", str(evidence)]
-        rules = self.args.rules_b if side.endswith(B) else self.args.rules
+        rules = self.args.rules
+        if side.endswith(B) and self.args.rules_b:
+            rules = self.args.rules_b
         if rules:
             argv += ["--rules", rules]
         if not self.args.energy and self.args.no_energy_flag:
             argv.append("--no-energy")
         return argv
+
+    def ratchet_env(self, side):
+        """The environment of a side's `ratchet score`: with --worker-dir-b, a b side's Python
+        worker comes from that folder."""
+        if side.endswith(B) and self.args.worker_dir_b:
+            return dict(self.env, RATCHET_WORKER_DIR=str(self.args.worker_dir_b))
+        return self.env
 
     def prime_native(self):
         """Compiles the native twin into this benchmark's cache before the timed runs: a ratchet
@@ -459,7 +469,7 @@ class Bench:
         log_path = self.out / "logs" / f"{side}-{k}.log"
         waited = take_sandbox_lock(keep=False)
         argv = self.ratchet_argv(side, evidence)
-        code, wall = run_logged(argv, log_path, env=self.env)
+        code, wall = run_logged(argv, log_path, env=self.ratchet_env(side))
         if code not in (0, 1):
             raise Fail(f"ratchet score ({side}, run {k}) exited {code} "
                        f"({EXIT_MEANING.get(code, 'unexpected')}); see {log_path}", code=3)
@@ -552,6 +562,8 @@ class Bench:
         if args.rules or args.rules_b:
             say(f"rules:     ratchet's sides under {args.rules or 'its default'}"
                 + (f"; the -b sides under {args.rules_b}" if args.rules_b else ""))
+        if args.worker_dir_b:
+            say(f"worker:    the -b sides' worker.py from {args.worker_dir_b}")
         if "native" in args.sides:
             say("native:    compiling the twin into the benchmark's cache (not timed) ... ", end="")
             say(f"{self.prime_native():.1f} s")
@@ -587,6 +599,8 @@ class Bench:
                                 "band": args.band, "runs": args.runs, "energy": args.energy,
                                 "sides": args.sides, "data": str(args.data) if args.data else None,
                                 "rules": args.rules, "rules_b": args.rules_b,
+                                "worker_dir_b": (str(args.worker_dir_b) if args.worker_dir_b
+                                                 else None),
                                 "no_energy_flag": args.no_energy_flag},
                     "datasets": self.datasets, "seed_pools": self.seed_pools,
                     "summary": summaries, "vs_seed": ratios, "runs": runs}
@@ -765,6 +779,11 @@ def parse_args(argv):
                         help="a second rule set: each of ratchet's sides runs under it too, "
                         "beside itself in every round (sides native-b, python-b; first in even "
                         "rounds), so that two rule sets are compared on one board in one session")
+    parser.add_argument("--worker-dir-b", type=Path, metavar="DIR",
+                        help="a second Python worker: the side python-b runs worker.py and "
+                        "check_source.py from DIR ($RATCHET_WORKER_DIR), beside the side python in "
+                        "every round (first in even rounds), so that two versions of the worker "
+                        "are compared on one board; with --rules-b too, every b side takes both")
     parser.add_argument("--out", type=Path, help="the output folder, new or empty (default "
                         "evidence/bench-vs-seed-<UTC time>)")
     args = parser.parse_args(argv)
@@ -782,6 +801,11 @@ def parse_args(argv):
         if not any(s != "seed" for s in args.sides):
             parser.error("--rules-b needs a side of ratchet's (native or python) in --sides")
         args.sides = [x for s in args.sides for x in ((s,) if s == "seed" else (s, s + B))]
+    elif args.worker_dir_b is not None:
+        if "python" not in args.sides:
+            parser.error("--worker-dir-b needs the side python in --sides (the native worker "
+                         "has no worker.py)")
+        args.sides = [x for s in args.sides for x in ((s, s + B) if s == "python" else (s,))]
     return args
 
 
@@ -868,6 +892,13 @@ def check_inputs(args):
             raise Fail(f"--data {args.data} is not a folder", code=2)
         args.data = args.data.resolve()
     args.datasets, args.seed_pools, args.notes = locate_datasets(str(build / "ratchet"), args.data)
+    if args.worker_dir_b is not None:
+        args.worker_dir_b = args.worker_dir_b.resolve()
+        missing = [name for name in ("worker.py", "check_source.py")
+                   if not (args.worker_dir_b / name).is_file()]
+        if missing:
+            raise Fail(f"--worker-dir-b {args.worker_dir_b} has no {' and no '.join(missing)}",
+                       code=2)
     for option, value in (("--rules", args.rules), ("--rules-b", args.rules_b)):
         # ratchet reads the value as it will in every run (an embedded id first, then a file,
         # from this folder), so a bad one stops the bench here and not after a seed run.

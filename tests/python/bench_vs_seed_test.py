@@ -211,7 +211,8 @@ class RulesOption(unittest.TestCase):
             self.assertEqual(argv.count("--rules"), 1, side)
             target = argv[2]
             self.assertEqual(target.endswith(".cpp"), side.startswith("native"), side)
-        self.assertEqual(bench.side_title("python-b"), "ratchet Python (.py), --rules-b")
+        self.assertEqual(bench.side_title("python-b"), "ratchet Python (.py), b")
+        self.assertIs(runner.ratchet_env("python-b"), runner.env)  # the same worker.py
         # Without --rules the a sides take ratchet's default, the b sides still the second.
         runner = self.bench_for(["--sides", "native", "--rules-b", "x.json"])
         self.assertEqual(runner.args.sides, ["native", "native-b"])
@@ -226,6 +227,30 @@ class RulesOption(unittest.TestCase):
         self.assertEqual(bench.round_order(sides, 3), sides)
         self.assertEqual(bench.round_order(["seed", "native", "python"], 2),
                          ["seed", "native", "python"])
+
+    def test_a_second_worker_adds_a_python_side_run_with_that_folders_worker(self):
+        runner = self.bench_for(["--worker-dir-b", "/nonexistent/old-worker"])
+        self.assertEqual(runner.args.sides, ["seed", "native", "python", "python-b"])
+        self.assertEqual(runner.ratchet_env("python-b")["RATCHET_WORKER_DIR"],
+                         "/nonexistent/old-worker")
+        for side in ("native", "python"):
+            self.assertNotIn("RATCHET_WORKER_DIR", runner.ratchet_env(side), side)
+        self.assertEqual(runner.ratchet_argv("python-b", Path("/e")),
+                         runner.ratchet_argv("python", Path("/e")))
+        # With a second rule set too, every b side takes both.
+        runner = self.bench_for(["--sides", "native,python", "--rules-b", "x.json",
+                                 "--worker-dir-b", "/nonexistent/w"])
+        self.assertEqual(runner.args.sides, ["native", "native-b", "python", "python-b"])
+        for side in ("native-b", "python-b"):
+            self.assertIn("x.json", runner.ratchet_argv(side, Path("/e")), side)
+            self.assertEqual(runner.ratchet_env(side)["RATCHET_WORKER_DIR"], "/nonexistent/w")
+
+    def test_a_second_worker_needs_the_python_side(self):
+        with self.assertRaises(SystemExit):
+            with contextlib.redirect_stderr(io.StringIO()) as err:
+                bench.parse_args(["--python", "/usr/bin/python3", "--sides", "seed,native",
+                                  "--worker-dir-b", "/tmp"])
+        self.assertIn("--worker-dir-b needs the side python", err.getvalue())
 
     def test_a_second_rule_set_needs_a_side_of_ratchets(self):
         with self.assertRaises(SystemExit):
