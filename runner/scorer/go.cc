@@ -84,7 +84,9 @@ std::optional<CallFailure> Go(WorkerProcess& worker, const GoRequest& request, i
   const int64_t collect_ns = MonotonicNs();
   if (request.collect) {
     if (std::optional<CallFailure> failure =
-            worker.Request(Json{{"cmd", "gc"}}, request.stage_s, "collecting garbage", &reply)) {
+            worker.Request(request.spin ? Json{{"cmd", "gc"}, {"spin_ms", kWorkerSpinMs}}
+                                        : Json{{"cmd", "gc"}},
+                           request.stage_s, "collecting garbage", &reply)) {
       return failure;
     }
   }

@@ -29,6 +29,10 @@ struct EmptyInputs {
   std::vector<int64_t> train_y;
 };
 
+// How long a worker waits for the `go` without sleeping after answering a `gc` with "spin_ms"
+// (docs/protocol.md): more than the parent's staging and write take before it sends the `go`.
+inline constexpr double kWorkerSpinMs = 10;
+
 struct GoRequest {
   const Draw* draw = nullptr;  // nullptr: `empty` is written instead
   const EmptyInputs* empty = nullptr;
@@ -43,7 +47,8 @@ struct GoRequest {
   std::string doing;         // completes "timed out while ..."
   // Wait for the reply without sleeping, so that the parent's clock stops when the reply
   // arrives, not when the scheduler wakes the parent (on a GPU, where the method leaves the
-  // processor's cores idle; the empty calls of the calibration spin the same way).
+  // processor's cores idle; the empty calls of the calibration spin the same way). The `gc`
+  // then asks the worker to wait for the `go` the same way (kWorkerSpinMs at most).
   bool spin = false;
   // When set, the window's write of the inputs is shared with its helper threads (woken before
   // the window opens); else this thread copies them alone.

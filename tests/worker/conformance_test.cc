@@ -6,11 +6,14 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <cmath>
 #include <cstdlib>
 #include <fstream>
+#include <iterator>
 #include <random>
 #include <sstream>
+#include <thread>
 
 #include "support/temp_dir.h"
 #include "worker_process.h"
@@ -101,6 +104,21 @@ Draw SeparableDraw(uint64_t seed) {
   rows(kTrain, &d.train_x, &d.train_y);
   rows(kTest, &d.test_x, &d.test_y);
   return d;
+}
+
+// The processor time (user and system) process `pid` has used, in seconds; -1 when unreadable.
+double CpuSeconds(pid_t pid) {
+  std::ifstream file("/proc/" + std::to_string(pid) + "/stat");
+  std::string text((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
+  const size_t name_end = text.rfind(')');
+  if (name_end == std::string::npos) return -1;
+  std::istringstream fields(text.substr(name_end + 2));
+  std::string field;
+  // After the name: state, then fields 4 to 13; utime and stime are fields 14 and 15.
+  for (int i = 3; i <= 13; ++i) fields >> field;
+  long long user = 0, system = 0;
+  if (!(fields >> user >> system)) return -1;
+  return static_cast<double>(user + system) / static_cast<double>(sysconf(_SC_CLK_TCK));
 }
 
 int64_t ReadStatusField(const std::string& name) {
@@ -246,6 +264,49 @@ TEST_P(ConformanceTest, ANullGoReturnsZeroLabelsAndATime) {
   EXPECT_TRUE(std::isfinite(reply->header["ms"].get<double>()));
   EXPECT_GE(reply->header["wall_ms"].get<double>(), 0.0);
   EXPECT_EQ(reply->payload, std::string(kTest, '\0'));
+}
+
+// After a gc with "spin_ms" the worker awaits the next command without sleeping for that long:
+// its processor time grows while the parent sends nothing. A command that arrives meanwhile is
+// answered at once, not when the time is up; after a gc without the field the worker sleeps.
+TEST_P(ConformanceTest, AGcWithSpinMsAwaitsTheNextCommandWithoutSleeping) {
+  Start();
+  const pid_t pid = worker_->pid();
+  Ok(Json{{"cmd", "gc"}});  // the first gc's own work (worker.py: filling a fresh buffer) is done
+  Ok(Json{{"cmd", "gc"}, {"spin_ms", 400}});
+  const double before = CpuSeconds(pid);
+  ASSERT_GE(before, 0);
+  std::this_thread::sleep_for(std::chrono::milliseconds(500));
+  const double spun = CpuSeconds(pid) - before;
+  Ok(Json{{"cmd", "gc"}});
+  const double rested_from = CpuSeconds(pid);
+  std::this_thread::sleep_for(std::chrono::milliseconds(500));
+  const double slept = CpuSeconds(pid) - rested_from;
+  EXPECT_GE(spun, 0.15) << "the worker slept instead";
+  EXPECT_LT(slept, 0.1) << "the worker spun without being asked";
+
+  Ok(Json{{"cmd", "gc"}, {"spin_ms", 1000}});
+  const auto sent = std::chrono::steady_clock::now();
+  Load("ncm");
+  EXPECT_LT(std::chrono::steady_clock::now() - sent, std::chrono::milliseconds(900))
+      << "the load waited for the spin to end";
+  Result<Frame> reply = Go(SeparableDraw(1));
+  ASSERT_TRUE(reply.ok()) << reply.status().message();
+  EXPECT_EQ(reply->header["ok"], true) << reply->header.dump();
+}
+
+TEST_P(ConformanceTest, ASpinMsOutsideZeroToOneSecondIsAProtocolError) {
+  Start();
+  for (const Json& value : {Json(-1), Json(1001), Json("5"), Json(true), Json(nullptr)}) {
+    Result<Frame> reply = worker_->Request(Json{{"cmd", "gc"}, {"spin_ms", value}});
+    ASSERT_TRUE(reply.ok()) << reply.status().message();
+    EXPECT_EQ(reply->header.value("ok", true), false) << value.dump();
+    EXPECT_EQ(reply->header.value("kind", ""), "protocol") << value.dump();
+    EXPECT_EQ(reply->header.value("error", ""),
+              "the field \"spin_ms\" must be a number from 0 to 1000")
+        << value.dump();
+  }
+  Ok(Json{{"cmd", "gc"}, {"spin_ms", 0.5}});  // a fraction of a millisecond is a number too
 }
 
 TEST_P(ConformanceTest, NearestClassMeanLearnsEveryDrawItIsGiven) {

@@ -96,6 +96,7 @@ class WorkerProcess {
   }
 
   InputBuffer& buffer() { return *buffer_; }
+  pid_t pid() const { return pid_; }
   WorkerChannel& channel() { return *channel_; }
 
   // Closes the command pipe and waits for the worker to exit: its wait status, or nullopt if it
