@@ -238,6 +238,7 @@ class Worker {
                   {"sm_count", nullptr},
                   {"l2_flush_bytes", nullptr},
                   {"input_copy", nullptr},
+                  {"labels_copy", nullptr},
                   {"sandbox", SandboxState()}};
     if (cuda_) {
       Guarded("protocol", [&] {
@@ -265,6 +266,8 @@ class Worker {
       // which the start (overlapping earlier calls) then takes instead of the calibration.
       std::string labels;
       Go(Json{{"null", true}}, &labels);
+      // The labels' host memory, made by that call; page-locked, or the allocation had thrown.
+      reply["labels_copy"] = labels_host_.is_pinned() ? "pinned" : "pageable";
     }
     reply["clock_ns"] = {
         {"main", g_main_ns}, {"received", received_ns}, {"replying", MonotonicNs()}};

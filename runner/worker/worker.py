@@ -281,6 +281,7 @@ class Worker:
         self.labels_host = None
         self.labels_views = {}
         self.labels_bytes = None
+        self.labels_copy = None  # on CUDA: "pinned", or why the buffer stayed pageable
 
     def handle(self, command):
         """The reply to one command, as (dict, payload bytes)."""
@@ -299,10 +300,10 @@ class Worker:
             if (type(spin_ms) not in (int, float) or not 0 <= spin_ms <= MAX_SPIN_MS):
                 raise Failure("protocol", f'the field "spin_ms" must be a number from 0 to '
                               f"{MAX_SPIN_MS}")
-            self.spin_s = spin_ms / 1e3
             gc.collect()
             if self.cpu_flush is not None:
                 self.cpu_flush.fill_(1)
+            self.spin_s = spin_ms / 1e3
             return {"ok": True}, b""
         if name == "go":
             return self.go(command)
@@ -352,7 +353,7 @@ class Worker:
         return {"ok": True, "worker": "worker.py", "protocol": 1, "device": DEVICE.type,
                 "sm_count": props.multi_processor_count if CUDA else None,
                 "l2_flush_bytes": flush_bytes,
-                "input_copy": input_copy,
+                "input_copy": input_copy, "labels_copy": self.labels_copy,
                 "device_name": torch.cuda.get_device_name(0) if CUDA else cpu_name(),
                 "uuid": f"GPU-{uuid}" if uuid is not None else None,
                 "torch": torch.__version__, "l2_bytes": l2_bytes, "cpu_flush_bytes": cpu_flush,
@@ -474,11 +475,13 @@ class Worker:
         is made on the first call: anonymous memory, so that its bytes are read without a torch
         call, page-locked on CUDA so that the copy into it is one queued transfer."""
         if self.labels_raw is None:
-            self.labels_raw = mmap.mmap(-1, 8 * rows)
+            self.labels_raw = mmap.mmap(-1, 8 * rows, flags=mmap.MAP_PRIVATE)
             self.labels_host = torch.frombuffer(self.labels_raw, dtype=torch.uint8)
             self.labels_bytes = bytearray(rows)
             if CUDA:
-                host_register(self.labels_host.data_ptr(), 8 * rows, 0)
+                code = host_register(self.labels_host.data_ptr(), 8 * rows, 0)
+                self.labels_copy = ("pinned" if code == 0
+                                    else f"pageable (cudaHostRegister: error {code})")
         view = self.labels_host.view(dtype)[:rows]
         self.labels_views[dtype] = view
         return view

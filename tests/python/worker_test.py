@@ -5,9 +5,11 @@ a parent would see: replies, payloads, error kinds, the worker's exit, and that 
 worker outlives the kill of its process group. Exits 77 (skipped) when this Python has no torch.
 """
 
+import json
 import os
 import signal
 import struct
+import subprocess
 import sys
 import tempfile
 import time
@@ -373,6 +375,48 @@ class WorkerTest(unittest.TestCase):
         reply, payload = worker.go()
         self.assertTrue(reply["ok"], reply)
         self.assertEqual(payload, bytes(TEST))  # mapping fd 5 writable failed
+
+
+class LabelsFromRaw(unittest.TestCase):
+    """worker.py's bytes path for the labels (labels_from_raw), called directly in a child
+    interpreter (importing worker.py rebinds the standard streams): it answers whenever every
+    value fits its lowest byte, whatever the width, and leaves every other case (None) to the
+    path that compares values whole."""
+
+    CASES = {  # name: (struct format letter, values)
+        "int16 labels": ("h", [i % 10 for i in range(1000)]),
+        "int64 labels and values 10-255": ("q", [i % 256 for i in range(1000)]),
+        "int32 labels and one -1": ("i", [i % 10 for i in range(999)] + [-1]),
+        "int64 labels and one 2**40 + 3": ("q", [i % 10 for i in range(500)] + [2**40 + 3]
+                                           + [i % 10 for i in range(499)]),
+        "int16 259 first": ("h", [259] + [i % 10 for i in range(999)]),
+        "int8 every value": ("b", [i % 256 - 128 for i in range(1000)]),
+        "uint8 every value": ("B", [i % 256 for i in range(1000)]),
+    }
+
+    def test_the_bytes_path_answers_exactly_when_every_value_fits_its_lowest_byte(self):
+        program = (
+            "import importlib.util, json, struct, sys\n"
+            "spec = importlib.util.spec_from_file_location('worker_module', sys.argv[1])\n"
+            "w = importlib.util.module_from_spec(spec)\n"
+            "spec.loader.exec_module(w)\n"
+            "out = {}\n"
+            "for name, (letter, values) in json.loads(sys.argv[2]).items():\n"
+            "    raw = struct.pack('<%d%s' % (len(values), letter), *values) + bytes(64)\n"
+            "    got = w.labels_from_raw(raw, struct.calcsize(letter), len(values))\n"
+            "    out[name] = None if got is None else list(got)\n"
+            "print('RESULT ' + json.dumps(out))\n")
+        done = subprocess.run([sys.executable, "-c", program,
+                               str(SOURCE_DIR / "runner" / "worker" / "worker.py"),
+                               json.dumps(self.CASES)],
+                              capture_output=True, text=True, timeout=120)
+        line = [x for x in done.stdout.splitlines() if x.startswith("RESULT ")]
+        self.assertEqual(len(line), 1, done.stdout + done.stderr)
+        got = json.loads(line[0][len("RESULT "):])
+        for name, (letter, values) in self.CASES.items():
+            whole = [v if 0 <= v <= 9 else 255 for v in values]
+            fits = letter in "bB" or all(0 <= v <= 255 for v in values)
+            self.assertEqual(got[name], whole if fits else None, name)
 
 
 if __name__ == "__main__":
