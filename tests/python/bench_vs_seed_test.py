@@ -245,19 +245,20 @@ class RulesOption(unittest.TestCase):
             self.assertIn("x.json", runner.ratchet_argv(side, Path("/e")), side)
             self.assertEqual(runner.ratchet_env(side)["RATCHET_WORKER_DIR"], "/nonexistent/w")
 
-    def test_a_second_worker_needs_the_python_side(self):
+    def usage_error(self, *argv):
+        """What parse_args says on stderr when it refuses `argv` (it must refuse it)."""
         with self.assertRaises(SystemExit):
             with contextlib.redirect_stderr(io.StringIO()) as err:
-                bench.parse_args(["--python", "/usr/bin/python3", "--sides", "seed,native",
-                                  "--worker-dir-b", "/tmp"])
-        self.assertIn("--worker-dir-b needs the side python", err.getvalue())
+                bench.parse_args(["--python", "/usr/bin/python3", *argv])
+        return err.getvalue()
+
+    def test_a_second_worker_needs_the_python_side(self):
+        self.assertIn("--worker-dir-b needs the side python",
+                      self.usage_error("--sides", "seed,native", "--worker-dir-b", "/tmp"))
 
     def test_a_second_rule_set_needs_a_side_of_ratchets(self):
-        with self.assertRaises(SystemExit):
-            with contextlib.redirect_stderr(io.StringIO()) as err:
-                bench.parse_args(["--python", "/usr/bin/python3", "--sides", "seed",
-                                  "--rules-b", "x.json"])
-        self.assertIn("--rules-b needs a side of ratchet's", err.getvalue())
+        self.assertIn("--rules-b needs a side of ratchet's",
+                      self.usage_error("--sides", "seed", "--rules-b", "x.json"))
 
 
 class WindowStepMedians(unittest.TestCase):
