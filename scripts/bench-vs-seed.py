@@ -406,6 +406,7 @@ class Bench:
         self.args, self.say = args, say
         self.out = args.out
         self.ratchet = str(args.build / "ratchet")
+        self.ratchet_b = str(args.build_b / "ratchet") if args.build_b else None
         self.env = dict(os.environ, RATCHET_CACHE=str(self.out / "cache"))
         self.datasets, self.seed_pools, self.notes = args.datasets, args.seed_pools, args.notes
         self.common = (["--band", str(args.band)] if args.band is not None
@@ -419,7 +420,8 @@ class Bench:
     def ratchet_argv(self, side, evidence):
         base = side.removesuffix(B)
         target = str(self.args.cpp) if base == "native" else f"{self.args.py}:{self.args.function}"
-        argv = [self.ratchet, "score", target, *self.common, "--out", str(evidence)]
+        ratchet = self.ratchet_b if side.endswith(B) and self.ratchet_b else self.ratchet
+        argv = [ratchet, "score", target, *self.common, "--out", str(evidence)]
         rules = self.args.rules
         if side.endswith(B) and self.args.rules_b:
             rules = self.args.rules_b
@@ -429,23 +431,29 @@ class Bench:
             argv.append("--no-energy")
         return argv
 
-    def ratchet_env(self, side):
-        """The environment of a side's `ratchet score`: with --worker-dir-b, a b side's Python
-        worker comes from that folder."""
-        if side.endswith(B) and self.args.worker_dir_b:
-            return dict(self.env, RATCHET_WORKER_DIR=str(self.args.worker_dir_b))
-        return self.env
+    def cache(self, side):
+        """The compile cache of a side's `ratchet score`: with --build-b, the b sides keep their
+        own, since the two builds may compile the twin differently."""
+        return self.out / ("cache-b" if side.endswith(B) and self.ratchet_b else "cache")
 
-    def prime_native(self):
-        """Compiles the native twin into this benchmark's cache before the timed runs: a ratchet
+    def ratchet_env(self, side):
+        """The environment of a side's `ratchet score`: its compile cache, and with
+        --worker-dir-b, a b side's Python worker from that folder."""
+        env = dict(self.env, RATCHET_CACHE=str(self.cache(side)))
+        if side.endswith(B) and self.args.worker_dir_b:
+            env["RATCHET_WORKER_DIR"] = str(self.args.worker_dir_b)
+        return env
+
+    def prime_native(self, side="native"):
+        """Compiles the native twin into the side's cache before the timed runs: a ratchet
         score that is interrupted (SIGINT) as soon as the compiled library is in the cache."""
-        evidence = self.out / "evidence" / "native-compile"
-        log_path = self.out / "logs" / "native-compile.log"
-        library_dir = self.out / "cache" / "native"
+        evidence = self.out / "evidence" / f"{side}-compile"
+        log_path = self.out / "logs" / f"{side}-compile.log"
+        library_dir = self.cache(side) / "native"
         started = time.perf_counter()
         with open(log_path, "wb") as log:
-            proc = subprocess.Popen(self.ratchet_argv("native", evidence), stdout=log,
-                                    stderr=subprocess.STDOUT, env=self.env,
+            proc = subprocess.Popen(self.ratchet_argv(side, evidence), stdout=log,
+                                    stderr=subprocess.STDOUT, env=self.ratchet_env(side),
                                     stdin=subprocess.DEVNULL)
             compiled = None
             try:
@@ -562,11 +570,15 @@ class Bench:
         if args.rules or args.rules_b:
             say(f"rules:     ratchet's sides under {args.rules or 'its default'}"
                 + (f"; the -b sides under {args.rules_b}" if args.rules_b else ""))
+        if args.build_b:
+            say(f"build:     the -b sides run {self.ratchet_b} ({facts['ratchet_b']})")
         if args.worker_dir_b:
             say(f"worker:    the -b sides' worker.py from {args.worker_dir_b}")
-        if "native" in args.sides:
-            say("native:    compiling the twin into the benchmark's cache (not timed) ... ", end="")
-            say(f"{self.prime_native():.1f} s")
+        for side in ("native", "native" + B):
+            if side in args.sides and (side == "native" or args.build_b):
+                say(f"{side + ':':10s} compiling the twin into the benchmark's cache (not timed) "
+                    "... ", end="")
+                say(f"{self.prime_native(side):.1f} s")
 
         runs = {side: [] for side in args.sides}
         width = max(6, *(len(side) for side in args.sides))
@@ -599,6 +611,8 @@ class Bench:
                                 "band": args.band, "runs": args.runs, "energy": args.energy,
                                 "sides": args.sides, "data": str(args.data) if args.data else None,
                                 "rules": args.rules, "rules_b": args.rules_b,
+                                "build": str(args.build),
+                                "build_b": str(args.build_b) if args.build_b else None,
                                 "worker_dir_b": (str(args.worker_dir_b) if args.worker_dir_b
                                                  else None),
                                 "no_energy_flag": args.no_energy_flag},
@@ -613,6 +627,8 @@ class Bench:
         args = self.args
         found = args.probe
         version = subprocess.run([self.ratchet, "--version"], capture_output=True, text=True)
+        version_b = (subprocess.run([self.ratchet_b, "--version"], capture_output=True,
+                                    text=True).stdout.strip() if self.ratchet_b else None)
         model = "?"
         try:
             model = next(line.split(":", 1)[1].strip() for line in open("/proc/cpuinfo")
@@ -624,6 +640,7 @@ class Bench:
                 "device": found["device"] or "no CUDA device (CPU: not GPU times)",
                 "python": found["python"], "torch": found["torch"], "cuda": found["cuda"],
                 "numpy": found["numpy"], "ratchet": version.stdout.strip(),
+                "ratchet_b": version_b,
                 "seed_sha256": hashlib.sha256(args.seed.read_bytes()).hexdigest()
                 if "seed" in args.sides else None,
                 "py_sha256": hashlib.sha256(args.py.read_bytes()).hexdigest(),
@@ -784,6 +801,11 @@ def parse_args(argv):
                         "check_source.py from DIR ($RATCHET_WORKER_DIR), beside the side python in "
                         "every round (first in even rounds), so that two versions of the worker "
                         "are compared on one board; with --rules-b too, every b side takes both")
+    parser.add_argument("--build-b", type=Path, metavar="DIR",
+                        help="a second build: each of ratchet's sides runs DIR's ratchet too (its "
+                        "ratchet-worker, and the worker.py it finds, DIR/../runner/worker unless "
+                        "--worker-dir-b), beside itself in every round (first in even rounds), so "
+                        "that two versions of the harness are compared on one board")
     parser.add_argument("--out", type=Path, help="the output folder, new or empty (default "
                         "evidence/bench-vs-seed-<UTC time>)")
     args = parser.parse_args(argv)
@@ -797,14 +819,15 @@ def parse_args(argv):
     if not args.sides or any(s not in SIDES for s in args.sides) or len(set(args.sides)) != len(args.sides):
         parser.error(f"--sides takes a comma-separated subset of {','.join(SIDES)}")
     args.sides = [s for s in SIDES if s in args.sides]
-    if args.rules_b is not None:
-        if not any(s != "seed" for s in args.sides):
-            parser.error("--rules-b needs a side of ratchet's (native or python) in --sides")
+    for option, value in (("--rules-b", args.rules_b), ("--build-b", args.build_b)):
+        if value is not None and not any(s != "seed" for s in args.sides):
+            parser.error(f"{option} needs a side of ratchet's (native or python) in --sides")
+    if args.worker_dir_b is not None and "python" not in args.sides:
+        parser.error("--worker-dir-b needs the side python in --sides (the native worker "
+                     "has no worker.py)")
+    if args.rules_b is not None or args.build_b is not None:
         args.sides = [x for s in args.sides for x in ((s,) if s == "seed" else (s, s + B))]
     elif args.worker_dir_b is not None:
-        if "python" not in args.sides:
-            parser.error("--worker-dir-b needs the side python in --sides (the native worker "
-                         "has no worker.py)")
         args.sides = [x for s in args.sides for x in ((s, s + B) if s == "python" else (s,))]
     return args
 
@@ -866,10 +889,13 @@ def check_inputs(args):
     needed = ["ratchet"] + (["ratchet-worker"] if set(args.sides) - {"seed"} else [])
     if "native" in args.sides:
         needed.append("ratchet-worker.native.json")
-    for name in needed:
-        if not (build / name).is_file():
-            raise Fail(f"{build / name} is missing; build it: cmake --build {build} --target "
-                       f"ratchet ratchet-worker (on a GPU machine: scripts/gpu-build)")
+    if args.build_b is not None:
+        args.build_b = args.build_b.resolve()
+    for folder in (build, args.build_b):
+        for name in needed if folder else []:
+            if not (folder / name).is_file():
+                raise Fail(f"{folder / name} is missing; build it: cmake --build {folder} "
+                           f"--target ratchet ratchet-worker (on a GPU machine: scripts/gpu-build)")
     args.probe = probe_interpreter(args.python)
     if "seed" in args.sides:
         if args.seed is None:

@@ -212,7 +212,9 @@ class RulesOption(unittest.TestCase):
             target = argv[2]
             self.assertEqual(target.endswith(".cpp"), side.startswith("native"), side)
         self.assertEqual(bench.side_title("python-b"), "ratchet Python (.py), b")
-        self.assertIs(runner.ratchet_env("python-b"), runner.env)  # the same worker.py
+        self.assertEqual(runner.ratchet_env("python-b"), runner.ratchet_env("python"))
+        self.assertEqual(runner.ratchet_argv("native-b", Path("/e"))[0],
+                         runner.ratchet_argv("native", Path("/e"))[0])  # the same build
         # Without --rules the a sides take ratchet's default, the b sides still the second.
         runner = self.bench_for(["--sides", "native", "--rules-b", "x.json"])
         self.assertEqual(runner.args.sides, ["native", "native-b"])
@@ -244,6 +246,33 @@ class RulesOption(unittest.TestCase):
         for side in ("native-b", "python-b"):
             self.assertIn("x.json", runner.ratchet_argv(side, Path("/e")), side)
             self.assertEqual(runner.ratchet_env(side)["RATCHET_WORKER_DIR"], "/nonexistent/w")
+
+    def test_a_second_build_adds_a_side_after_each_of_ratchets_run_with_its_ratchet(self):
+        runner = self.bench_for(["--build", "/nonexistent/new", "--build-b", "/nonexistent/old"])
+        self.assertEqual(runner.args.sides, ["seed", "native", "native-b", "python", "python-b"])
+        for side in runner.args.sides[1:]:
+            argv = runner.ratchet_argv(side, Path("/e"))
+            build = "/nonexistent/old" if side.endswith("-b") else "/nonexistent/new"
+            self.assertEqual(argv[0], build + "/ratchet", side)
+            self.assertEqual(argv[1:], runner.ratchet_argv(side.removesuffix("-b"), Path("/e"))[1:])
+            # Each build compiles the twin into its own cache; the worker.py is the one each
+            # ratchet finds beside its build.
+            env = runner.ratchet_env(side)
+            self.assertEqual(env["RATCHET_CACHE"],
+                             "/nonexistent/bench/cache" + ("-b" if side.endswith("-b") else ""))
+            self.assertEqual(env.get("RATCHET_WORKER_DIR"), os.environ.get("RATCHET_WORKER_DIR"))
+        # With a second worker too, the b side's Python worker comes from there.
+        runner = self.bench_for(["--sides", "python", "--build-b", "/nonexistent/old",
+                                 "--worker-dir-b", "/nonexistent/w"])
+        self.assertEqual(runner.args.sides, ["python", "python-b"])
+        self.assertEqual(runner.ratchet_env("python-b")["RATCHET_WORKER_DIR"], "/nonexistent/w")
+
+    def test_a_second_build_needs_a_side_of_ratchets(self):
+        self.assertIn("--build-b needs a side of ratchet's",
+                      self.usage_error("--sides", "seed", "--build-b", "/tmp"))
+        self.assertIn("--worker-dir-b needs the side python",
+                      self.usage_error("--sides", "native", "--build-b", "/tmp",
+                                       "--worker-dir-b", "/tmp"))
 
     def usage_error(self, *argv):
         """What parse_args says on stderr when it refuses `argv` (it must refuse it)."""
