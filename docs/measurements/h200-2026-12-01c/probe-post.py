@@ -6,7 +6,12 @@ sub-step of the labels and reply steps; a forked reader spins on the reply pipe 
 does and records when the whole frame has arrived. Methods in the window: empty (zeros), rff
 (baselines/submissions/rff_ridge.py), sleep (a device sleep kernel of about the rff time, the
 host spinning in the synchronization), hostspin (the host busy for that long, the device idle).
-Variants of the wait at the window's end: w0 torch's synchronization alone, as worker.py did;
+Later runs added methods (chosen with $PROBE_METHODS): mmloop (products of two 4096 x 4096
+matrices, as many as last about 13.5 ms: heavy device work from few launches), launches (2,000
+tiny in-place adds: light device work from many launches), eigh (rff's eigendecomposition alone),
+sleep0.25 ... sleep8 (a sleep kernel of that many ms); $PROBE_VARIANTS picks the variants,
+$PROBE_TAG names the JSON. Each call also counts the process's running threads after it.
+Variants of the wait at the window's end: w0 torch's synchronization alone, as worker.py does;
 w1 polling the end event until it is done, then the synchronization; w2 the same with
 time.sleep(0) between polls. Each measured call follows one empty call with the same variant,
 as the worker's priming does. Usage: probe-post.py ROUNDS [auto|spin|yield|block] (the CUDA
@@ -109,7 +114,52 @@ def hostspin(a, b, c):
     return torch.zeros(c.shape[0], dtype=torch.int64, device=c.device)
 
 
-METHODS = {"empty": empty, "rff": rff.method, "sleep": sleep, "hostspin": hostspin}
+MM = [None, 4]
+
+
+def mmloop(a, b, c):
+    # heavy device work from few launches: products of two 4096 x 4096 matrices
+    for _ in range(MM[1]):
+        torch.mm(MM[0], MM[0], out=MM[2])
+    return torch.zeros(c.shape[0], dtype=torch.int64, device=c.device)
+
+
+LAUNCHES = [2000]
+
+
+def launches(a, b, c):
+    # light device work from many launches: tiny in-place adds, about the host time of rff's
+    x = torch.zeros(1, device=c.device)
+    for _ in range(LAUNCHES[0]):
+        x.add_(1)
+    return torch.zeros(c.shape[0], dtype=torch.int64, device=c.device)
+
+
+def eighonly(a, b, c):
+    # rff's first library call alone: eigh of a 784 x 784 scatter
+    torch.linalg.eigh(a.t().mm(a) / a.shape[0])
+    return torch.zeros(c.shape[0], dtype=torch.int64, device=c.device)
+
+
+METHODS = {"empty": empty, "rff": rff.method, "sleep": sleep, "hostspin": hostspin,
+           "mmloop": mmloop, "launches": launches, "eigh": eighonly}
+CYCLES_PER_MS = 1.97e6  # the H200's sleep kernel, measured by the runs before this one
+
+
+def sleeper(ms):
+    def method(a, b, c):
+        torch.cuda._sleep(int(CYCLES_PER_MS * ms))
+        return torch.zeros(c.shape[0], dtype=torch.int64, device=c.device)
+    return method
+
+
+for _ms in (0.25, 0.5, 1, 2, 4, 8):
+    METHODS[f"sleep{_ms:g}"] = sleeper(_ms)
+ONLY = os.environ.get("PROBE_METHODS")
+if ONLY:
+    METHODS = {k: v for k, v in METHODS.items() if k in ONLY.split(",")}
+MM[0] = torch.randn(4096, 4096, device=dev)
+MM.append(torch.empty(4096, 4096, device=dev))
 
 # The reader: spins on the pipe as the parent does, reads whole frames, writes the instant.
 rfd, wfd = os.pipe()
@@ -190,7 +240,18 @@ def call(name, variant):
             break
     s.append(at)                                         # reader has the frame
     assert problem is None and payload is not None
+    running = 0
+    for tid in os.listdir("/proc/self/task"):
+        try:
+            with open(f"/proc/self/task/{tid}/stat") as f:
+                running += f.read().rsplit(")", 1)[1].split()[0] == "R"
+        except OSError:
+            pass
+    RUNNING.append(running)
     return ms, [(b - a) / 1e3 for a, b in zip(s, s[1:])]
+
+
+RUNNING = []
 
 
 STEPS = ["elapsed", "checks", "copy", "sync", "bytes", "encode", "write", "read"]
@@ -204,12 +265,17 @@ gc.freeze()
 for name in METHODS:
     for _ in range(3):
         call(name, "w0")
-rff_ms = st.median(call("rff", "w0")[0] for _ in range(5))
+METHODS.setdefault("sleep", sleep)
 sleep_ms = st.median(call("sleep", "w0")[0] for _ in range(3))
 SLEEP_CYCLES[0] = int(SLEEP_CYCLES[0] * 13.5 / sleep_ms)
-print(f"rff {rff_ms:.3f} ms; sleep {sleep_ms:.3f} ms -> cycles {SLEEP_CYCLES[0]}", flush=True)
+mm_ms = st.median(call("mmloop", "w0")[0] for _ in range(3)) if "mmloop" in METHODS else 0
+if mm_ms:
+    MM[1] = max(1, round(MM[1] * 13.5 / mm_ms))
+lc_ms = st.median(call("launches", "w0")[0] for _ in range(3)) if "launches" in METHODS else 0
+print(f"sleep {sleep_ms:.3f} ms -> cycles {SLEEP_CYCLES[0]}; mm {mm_ms:.3f} ms -> {MM[1]} "
+      f"products; launches {lc_ms:.3f} ms", flush=True)
 
-variants = ["w0", "w1", "w2"]
+variants = os.environ.get("PROBE_VARIANTS", "w0,w1,w2").split(",")
 rounds = int(sys.argv[1]) if len(sys.argv) > 1 else 25
 results = {}
 for r in range(rounds):
@@ -219,20 +285,22 @@ for r in range(rounds):
             call("empty", variant)
             gc.collect()
             ms, steps = call(name, variant)
-            results.setdefault(f"{name}/{variant}", []).append({"ms": ms, "steps": steps})
+            results.setdefault(f"{name}/{variant}", []).append({"ms": ms, "steps": steps,
+                                                                "running": RUNNING[-1]})
 
 print(f"medians in us over {rounds} calls; total = ended -> reader has the frame")
 print("%-14s %8s " % ("method/variant", "ms") + " ".join("%8s" % s for s in STEPS) +
-      " %8s %8s" % ("total", "p90dev"))
+      " %8s %8s %8s" % ("total", "p90dev", "running"))
 for key, calls in results.items():
     cols = [st.median(c["steps"][i] for c in calls) for i in range(len(STEPS))]
     totals = [sum(c["steps"]) for c in calls]
     med = st.median(totals)
     dev90 = sorted(abs(t - med) for t in totals)[int(0.9 * len(totals)) - 1]
     print("%-14s %8.3f " % (key, st.median(c["ms"] for c in calls)) +
-          " ".join("%8.1f" % v for v in cols) + " %8.1f %8.1f" % (med, dev90))
+          " ".join("%8.1f" % v for v in cols) + " %8.1f %8.1f %8.1f" % (
+              med, dev90, st.mean(c["running"] for c in calls)))
 out = os.environ.get("OUT", "/tmp")
-with open(os.path.join(out, f"probe-post-{MODE}.json"), "w") as f:
+with open(os.path.join(out, f"probe-post-{MODE}{os.environ.get('PROBE_TAG', '')}.json"), "w") as f:
     json.dump(results, f)
 os.close(wfd)
 os.waitpid(pid, 0)
