@@ -11,6 +11,8 @@ matrices, as many as last about 13.5 ms: heavy device work from few launches), l
 tiny in-place adds: light device work from many launches), eigh (rff's eigendecomposition alone),
 sleep0.25 ... sleep8 (a sleep kernel of that many ms); $PROBE_VARIANTS picks the variants,
 $PROBE_TAG names the JSON. Each call also counts the process's running threads after it.
+The last run added the variants p1 and p2: polling the end event, and every 50 us meanwhile a
+4-byte copy from pinned memory (p1) or a one-element kernel (p2) on a side stream.
 Variants of the wait at the window's end: w0 torch's synchronization alone, as worker.py does;
 w1 polling the end event until it is done, then the synchronization; w2 the same with
 time.sleep(0) between polls. Each measured call follows one empty call with the same variant,
@@ -203,6 +205,18 @@ def call(name, variant):
     if variant == "w1":
         while not end.query():
             pass
+    elif variant in ("p1", "p2"):
+        # while the device works, touch it from the host every 50 us on a side stream: a 4-byte
+        # copy from pinned memory (p1) or a one-element kernel (p2)
+        due = time.perf_counter()
+        while not end.query():
+            if time.perf_counter() >= due:
+                with torch.cuda.stream(SIDE):
+                    if variant == "p1":
+                        PING[1].copy_(PING[0], non_blocking=True)
+                    else:
+                        PING[1].add_(1)
+                due += 50e-6
     elif variant == "w2":
         while not end.query():
             time.sleep(0)
@@ -252,6 +266,8 @@ def call(name, variant):
 
 
 RUNNING = []
+SIDE = torch.cuda.Stream()
+PING = [torch.zeros(1).pin_memory(), torch.zeros(1, device=dev)]
 
 
 STEPS = ["elapsed", "checks", "copy", "sync", "bytes", "encode", "write", "read"]
