@@ -6,6 +6,7 @@
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -14,6 +15,12 @@
 
 namespace ratchet {
 namespace {
+
+int64_t MonotonicNow() {
+  timespec now{};
+  clock_gettime(CLOCK_MONOTONIC, &now);
+  return int64_t{now.tv_sec} * 1000000000 + now.tv_nsec;
+}
 
 // Writes to a pipe whose reader is gone raise SIGPIPE, which would end the parent. While one of
 // these lives, SIGPIPE is blocked in this thread (the signal goes to the writing thread), and a
@@ -172,12 +179,17 @@ Status WriteFrame(int fd, const Json& header, std::string_view payload, Deadline
   }
   // poll() reports a pipe writable when some room is free; a blocking write() of more than that
   // would wait for the reader past the deadline, so a blocking descriptor gets PIPE_BUF at a time.
+  // Without a deadline a blocking write of the whole frame is one system call instead of a poll
+  // and a write for each PIPE_BUF (the worker's replies: its reply to a go is the labels, ten
+  // kilobytes, written while the parent's clock runs).
   const int flags = fcntl(fd, F_GETFL);
-  const size_t chunk = flags >= 0 && (flags & O_NONBLOCK) ? size_t{1} << 20 : size_t{PIPE_BUF};
+  const bool blocking = flags >= 0 && !(flags & O_NONBLOCK);
+  const bool whole = blocking && deadline.never();
+  const size_t chunk = !blocking ? size_t{1} << 20 : whole ? bytes->size() : size_t{PIPE_BUF};
   SigpipeHold hold;
   size_t done = 0;
   while (done < bytes->size()) {
-    RATCHET_RETURN_IF_ERROR(WaitFor(fd, POLLOUT, deadline, doing, "write", failure));
+    if (!whole) RATCHET_RETURN_IF_ERROR(WaitFor(fd, POLLOUT, deadline, doing, "write", failure));
     ssize_t n = write(fd, bytes->data() + done, std::min(bytes->size() - done, chunk));
     if (n >= 0) {
       done += static_cast<size_t>(n);
@@ -211,6 +223,7 @@ Result<Frame> ReadFrame(int fd, const FrameLimits& limits, Deadline deadline,
   size_t got = 0;
   RATCHET_RETURN_IF_ERROR(
       ReadExact(fd, reinterpret_cast<char*>(head), sizeof head, deadline, doing, &got, failure));
+  const int64_t ready_ns = MonotonicNow();
   if (got == 0) {
     Set(failure, FrameFailure::kClosed);
     return Status::Unavailable(limits.sender + " closed the pipe while " + doing);
@@ -234,8 +247,14 @@ Result<Frame> ReadFrame(int fd, const FrameLimits& limits, Deadline deadline,
   std::string json(header.json_length, '\0');
   RATCHET_RETURN_IF_ERROR(ReadExact(fd, json.data(), json.size(), deadline, doing, &got, failure));
   if (got < json.size()) return missing(got, json.size(), "JSON");
-
   Frame frame;
+  frame.payload.assign(header.payload_length, '\0');
+  RATCHET_RETURN_IF_ERROR(
+      ReadExact(fd, frame.payload.data(), frame.payload.size(), deadline, doing, &got, failure));
+  if (got < frame.payload.size()) return missing(got, frame.payload.size(), "payload");
+  frame.ready_ns = ready_ns;
+  frame.complete_ns = MonotonicNow();
+
   try {
     frame.header = Json::parse(json);
   } catch (const Json::exception& error) {
@@ -248,11 +267,6 @@ Result<Frame> ReadFrame(int fd, const FrameLimits& limits, Deadline deadline,
     return malformed(std::string("the JSON is of type ") + frame.header.type_name() +
                      ", not an object");
   }
-
-  frame.payload.assign(header.payload_length, '\0');
-  RATCHET_RETURN_IF_ERROR(
-      ReadExact(fd, frame.payload.data(), frame.payload.size(), deadline, doing, &got, failure));
-  if (got < frame.payload.size()) return missing(got, frame.payload.size(), "payload");
   return frame;
 }
 

@@ -46,6 +46,11 @@ struct FrameLimits {
 struct Frame {
   Json header;  // always an object
   std::string payload;
+  // CLOCK_MONOTONIC, in nanoseconds, as ReadFrame saw the frame: when its header had been read,
+  // and when its last byte had been (before the JSON was parsed). The parent stops its clock of a
+  // call at `complete_ns` (docs/protocol.md).
+  int64_t ready_ns = 0;
+  int64_t complete_ns = 0;
 };
 
 // Why an exchange failed, for callers that react differently: a timeout and a dead worker are
@@ -64,12 +69,15 @@ Result<std::string> EncodeFrame(const Json& header, std::string_view payload);
 
 // Writes one frame before `deadline`. Safe on blocking and nonblocking descriptors; a closed
 // reader is an error (kClosed), never a SIGPIPE: the signal is held back in this thread while
-// writing. `doing` names the exchange in messages ("timed out while <doing>").
+// writing. `doing` names the exchange in messages ("timed out while <doing>"). With no deadline
+// (Deadline::Never) a blocking descriptor takes the frame in one write, which waits for room
+// itself; otherwise PIPE_BUF bytes at a time, each after poll says there is room.
 Status WriteFrame(int fd, const Json& header, std::string_view payload, Deadline deadline,
                   const std::string& doing = "sending a frame", FrameFailure* failure = nullptr);
 
-// Reads one frame before `deadline`. An error's message names `doing`; for a malformed frame it
-// reads "<sender> sent a malformed frame while <doing>: <detail>".
+// Reads one frame before `deadline`: its header, JSON text and payload, then parses the JSON. An
+// error's message names `doing`; for a malformed frame it reads "<sender> sent a malformed frame
+// while <doing>: <detail>".
 Result<Frame> ReadFrame(int fd, const FrameLimits& limits, Deadline deadline,
                         const std::string& doing, FrameFailure* failure = nullptr);
 

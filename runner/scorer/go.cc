@@ -83,10 +83,9 @@ std::optional<CallFailure> Go(WorkerProcess& worker, const GoRequest& request, i
   Frame reply;
   const int64_t collect_ns = MonotonicNs();
   if (request.collect) {
-    if (std::optional<CallFailure> failure =
-            worker.Request(request.spin ? Json{{"cmd", "gc"}, {"spin_ms", kWorkerSpinMs}}
-                                        : Json{{"cmd", "gc"}},
-                           request.stage_s, "collecting garbage", &reply)) {
+    if (std::optional<CallFailure> failure = worker.Request(
+            request.spin ? Json{{"cmd", "gc"}, {"spin_ms", kWorkerSpinMs}} : Json{{"cmd", "gc"}},
+            request.stage_s, "collecting garbage", &reply)) {
       return failure;
     }
   }
@@ -135,7 +134,9 @@ std::optional<CallFailure> Go(WorkerProcess& worker, const GoRequest& request, i
   } else {
     failure = worker.Request(command, request.timeout_s, request.doing, &reply, request.spin);
   }
-  const int64_t returned_ns = MonotonicNs();
+  // The clock stops when the reply's last byte is in (ReadFrame's complete_ns), before the parent
+  // parses it: that is the parent's own work, not the round trip's.
+  const int64_t returned_ns = !failure && reply.complete_ns > 0 ? reply.complete_ns : MonotonicNs();
   // A helper the caller overtook may still be writing its share (the same bytes): it is done
   // before anything else writes the buffer or the staging area.
   if (request.crew) request.crew->Settle();
@@ -154,6 +155,9 @@ std::optional<CallFailure> Go(WorkerProcess& worker, const GoRequest& request, i
   if (result->phases.is_object()) {
     result->phases["collect"] = (collected_ns - collect_ns) / 1e6;
     result->phases["stage"] = (staged_ns - collected_ns) / 1e6;
+    // Of to_parent: from the reply's header read to its last byte (a diagnostic).
+    if (reply.ready_ns > 0)
+      result->phases["reply_read"] = (reply.complete_ns - reply.ready_ns) / 1e6;
     if (request.crew) result->phases["arm"] = (opened_ns - staged_ns) / 1e6;
   }
   return std::nullopt;

@@ -1,12 +1,16 @@
 #include "protocol/frame.h"
 
 #include <gtest/gtest.h>
+#include <limits.h>
 #include <signal.h>
+#include <sys/socket.h>
 #include <sys/time.h>
+#include <time.h>
 
 #include <atomic>
 #include <chrono>
 #include <thread>
+#include <vector>
 
 #include "pipe_util.h"
 
@@ -110,6 +114,62 @@ TEST(FrameTest, RoundTripsAMegabytePayloadThroughNonblockingPipes) {
   ASSERT_TRUE(written.ok()) << written.message();
   ASSERT_TRUE(frame.ok()) << frame.status().message();
   EXPECT_EQ(frame->payload, payload);
+}
+
+// The sizes of the writes a frame took, seen through a blocking SOCK_SEQPACKET pair (each write
+// arrives as one record), with the records' bytes joined into `bytes`.
+std::vector<size_t> WriteSizes(Deadline deadline, const std::string& payload, std::string* bytes) {
+  int fds[2];
+  if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, fds) != 0) return {};
+  UniqueFd reader(fds[0]), writer(fds[1]);
+  const int room = 1 << 20;
+  setsockopt(writer.get(), SOL_SOCKET, SO_SNDBUF, &room, sizeof room);
+  if (!WriteFrame(writer.get(), Json{{"ok", true}}, payload, deadline).ok()) return {};
+  writer.Reset();
+  std::vector<size_t> sizes;
+  std::string record(1 << 20, '\0');
+  for (ssize_t n; (n = read(reader.get(), record.data(), record.size())) > 0;) {
+    sizes.push_back(static_cast<size_t>(n));
+    bytes->append(record.data(), static_cast<size_t>(n));
+  }
+  return sizes;
+}
+
+TEST(FrameTest, WithoutADeadlineABlockingDescriptorTakesTheFrameInOneWrite) {
+  // The worker's replies: ten kilobytes of labels in one system call, not one per PIPE_BUF.
+  const std::string payload(10000, '\x07');
+  std::string whole, chunked;
+  const std::vector<size_t> once = WriteSizes(Deadline::Never(), payload, &whole);
+  ASSERT_EQ(once.size(), 1u);
+  EXPECT_EQ(whole, *EncodeFrame(Json{{"ok", true}}, payload));
+  // With a deadline a blocking write may not wait past it: PIPE_BUF bytes at a time.
+  const std::vector<size_t> pieces = WriteSizes(Deadline::In(5), payload, &chunked);
+  ASSERT_EQ(pieces.size(), (whole.size() + PIPE_BUF - 1) / PIPE_BUF);
+  EXPECT_EQ(pieces.front(), size_t{PIPE_BUF});
+  EXPECT_EQ(chunked, whole);
+}
+
+TEST(FrameTest, AFrameCarriesWhenItsHeaderAndItsLastByteWereRead) {
+  Pipe pipe = MakePipe();
+  const std::string payload(3000, 'x');
+  std::thread writer([&] {
+    // The header and JSON first, the payload 50 ms later.
+    std::string bytes = *EncodeFrame(Json{{"ok", true}}, payload);
+    const size_t split = bytes.size() - payload.size();
+    WriteAll(pipe.write.get(), bytes.substr(0, split));
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    WriteAll(pipe.write.get(), bytes.substr(split));
+  });
+  Result<Frame> frame =
+      ReadFrame(pipe.read.get(), ReplyLimits(), Deadline::In(5), "reading", nullptr);
+  writer.join();
+  ASSERT_TRUE(frame.ok()) << frame.status().message();
+  timespec now{};
+  clock_gettime(CLOCK_MONOTONIC, &now);
+  const int64_t now_ns = int64_t{now.tv_sec} * 1000000000 + now.tv_nsec;
+  EXPECT_GT(frame->ready_ns, 0);
+  EXPECT_GE(frame->complete_ns - frame->ready_ns, 45'000'000);  // the payload's wait
+  EXPECT_LE(frame->complete_ns, now_ns);
 }
 
 TEST(FrameTest, EofBetweenFramesIsAClosedPipe) {
