@@ -427,7 +427,9 @@ class Bench:
             rules = self.args.rules_b
         if rules:
             argv += ["--rules", rules]
-        if not self.args.energy and self.args.no_energy_flag:
+        no_energy_flag = (getattr(self.args, "no_energy_flag_b", self.args.no_energy_flag)
+                          if ratchet is self.ratchet_b else self.args.no_energy_flag)
+        if not self.args.energy and no_energy_flag:
             argv.append("--no-energy")
         return argv
 
@@ -615,7 +617,9 @@ class Bench:
                                 "build_b": str(args.build_b) if args.build_b else None,
                                 "worker_dir_b": (str(args.worker_dir_b) if args.worker_dir_b
                                                  else None),
-                                "no_energy_flag": args.no_energy_flag},
+                                "no_energy_flag": args.no_energy_flag,
+                                "no_energy_flag_b": getattr(args, "no_energy_flag_b",
+                                                            args.no_energy_flag)},
                     "datasets": self.datasets, "seed_pools": self.seed_pools,
                     "summary": summaries, "vs_seed": ratios, "runs": runs}
         path = self.out / "bench-vs-seed.json"
@@ -803,9 +807,10 @@ def parse_args(argv):
                         "are compared on one board; with --rules-b too, every b side takes both")
     parser.add_argument("--build-b", type=Path, metavar="DIR",
                         help="a second build: each of ratchet's sides runs DIR's ratchet too (its "
-                        "ratchet-worker, and the worker.py it finds, DIR/../runner/worker unless "
-                        "--worker-dir-b), beside itself in every round (first in even rounds), so "
-                        "that two versions of the harness are compared on one board")
+                        "ratchet-worker, and the worker.py it finds: DIR/../runner/worker, unless "
+                        "--worker-dir-b or $RATCHET_WORKER_DIR names another), beside itself in "
+                        "every round (first in even rounds), so that two versions of the harness "
+                        "are compared on one board")
     parser.add_argument("--out", type=Path, help="the output folder, new or empty (default "
                         "evidence/bench-vs-seed-<UTC time>)")
     args = parser.parse_args(argv)
@@ -925,17 +930,23 @@ def check_inputs(args):
         if missing:
             raise Fail(f"--worker-dir-b {args.worker_dir_b} has no {' and no '.join(missing)}",
                        code=2)
-    for option, value in (("--rules", args.rules), ("--rules-b", args.rules_b)):
-        # ratchet reads the value as it will in every run (an embedded id first, then a file,
-        # from this folder), so a bad one stops the bench here and not after a seed run.
+    # Each rule set as the ratchet that will read it reads it (an embedded id first, then a file,
+    # from this folder), so that a bad one stops the bench here and not after a seed run: the
+    # -b sides' under --build-b's.
+    build_b = args.build_b or build
+    checks = [("--rules", args.rules, build), ("--rules-b", args.rules_b, build_b)]
+    if args.build_b is not None and args.rules_b is None:
+        checks.append(("--rules", args.rules, build_b))
+    for option, value, folder in checks:
         if value is not None:
-            probe = subprocess.run([str(build / "ratchet"), "contract", "--rules", value,
+            probe = subprocess.run([str(folder / "ratchet"), "contract", "--rules", value,
                                     "--python", args.python] +
                                    (["--data", str(args.data)] if args.data else []),
                                    capture_output=True, text=True)
             if probe.returncode != 0:
                 why = (probe.stderr.strip().splitlines() or ["exit %d" % probe.returncode])[-1]
-                raise Fail(f"{option} {value}: {why}", code=2)
+                whose = f" (under {folder / 'ratchet'})" if args.build_b is not None else ""
+                raise Fail(f"{option} {value}{whose}: {why}", code=2)
     if args.out is None:
         args.out = ROOT / "evidence" / f"bench-vs-seed-{time.strftime('%Y%m%dT%H%M%SZ', time.gmtime())}"
     args.out = args.out.resolve()
@@ -943,9 +954,13 @@ def check_inputs(args):
         raise Fail(f"the output folder {args.out} exists and is not empty; name a new one with "
                    f"--out", code=2)
     args.out.mkdir(parents=True, exist_ok=True)
-    helptext = subprocess.run([str(build / "ratchet"), "score", "--help"], capture_output=True,
-                              text=True)
-    args.no_energy_flag = "--no-energy" in helptext.stdout + helptext.stderr
+    def takes_no_energy(folder):
+        helptext = subprocess.run([str(folder / "ratchet"), "score", "--help"],
+                                  capture_output=True, text=True)
+        return "--no-energy" in helptext.stdout + helptext.stderr
+
+    args.no_energy_flag = takes_no_energy(build)
+    args.no_energy_flag_b = takes_no_energy(build_b)
 
 
 def main(argv):

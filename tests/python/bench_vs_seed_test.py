@@ -261,6 +261,10 @@ class RulesOption(unittest.TestCase):
             self.assertEqual(env["RATCHET_CACHE"],
                              "/nonexistent/bench/cache" + ("-b" if side.endswith("-b") else ""))
             self.assertEqual(env.get("RATCHET_WORKER_DIR"), os.environ.get("RATCHET_WORKER_DIR"))
+        # Each build's ratchet is asked for --no-energy as it takes it.
+        runner.args.no_energy_flag_b = False
+        self.assertIn("--no-energy", runner.ratchet_argv("native", Path("/e")))
+        self.assertNotIn("--no-energy", runner.ratchet_argv("native-b", Path("/e")))
         # With a second worker too, the b side's Python worker comes from there.
         runner = self.bench_for(["--sides", "python", "--build-b", "/nonexistent/old",
                                  "--worker-dir-b", "/nonexistent/w"])
