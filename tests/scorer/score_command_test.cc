@@ -694,3 +694,60 @@ TEST_F(WorkerStartedAheadTest, OnlyASecondFailureIsTheHarnesss) {
 
 }  // namespace
 }  // namespace ratchet
+
+namespace ratchet {
+namespace {
+
+// The parent's clock of a call stops at the reply's last byte, whatever the worker writes first:
+// this stand-in worker (worker.py with its send replaced) answers each go of the method with the
+// reply's header and JSON at once, then holds the labels back for 300 ms. Every timed call's
+// parent_ms holds those 300 ms, and the ranked time, floored by the parent's clock, too (the
+// fast rules' timing slack is too wide for a timing rule to break).
+TEST(ScoreCommandTest, TheParentsClockRunsUntilTheRepliesLastByte) {
+  if (!HavePython()) GTEST_SKIP() << "no python3 that imports torch";
+  TempDir dir;
+  const std::string workers = dir / "workers";
+  ASSERT_EQ(mkdir(workers.c_str(), 0755), 0);
+  Result<std::string> checker = ReadFile(SourceDir() + "/runner/worker/check_source.py");
+  Result<std::string> worker = ReadFile(SourceDir() + "/runner/worker/worker.py");
+  ASSERT_TRUE(checker.ok() && worker.ok());
+  ASSERT_TRUE(WriteFileAtomic(workers + "/check_source.py", *checker).ok());
+  const std::string main_guard = "\nif __name__ == \"__main__\":";
+  const size_t at = worker->rfind(main_guard);
+  ASSERT_NE(at, std::string::npos);
+  const std::string late_labels =
+      "\n_send, _go, _late = send, Worker.go, [False]\n"
+      "def _go_late(self, command):\n"
+      "    _late[0] = not command.get('null', False)\n"
+      "    return _go(self, command)\n"
+      "def send(reply, payload=b''):\n"
+      "    if not (_late[0] and payload):\n"
+      "        return _send(reply, payload)\n"
+      "    _late[0] = False\n"
+      "    body = json.dumps(reply).encode('utf-8')\n"
+      "    os.write(REPLY_FD, HEADER.pack(MAGIC, len(body), len(payload)) + body)\n"
+      "    time.sleep(0.3)\n"
+      "    data = memoryview(bytes(payload))\n"
+      "    while data:\n"
+      "        data = data[os.write(REPLY_FD, data):]\n"
+      "Worker.go = _go_late\n";
+  ASSERT_TRUE(WriteFileAtomic(workers + "/worker.py",
+                              worker->substr(0, at) + late_labels + worker->substr(at))
+                  .ok());
+  const std::string out = dir / "evidence";
+  BinaryRun run = RunRatchet({"score", SourceDir() + "/baselines/submissions/ncm.py", "--band",
+                              "3000", "--rules", FastRules(dir), "--out", out},
+                             {"RATCHET_WORKER_DIR=" + workers});
+  ASSERT_TRUE(run.exit_code == 0 || run.exit_code == 1) << run.out << run.err;
+  Json calls = Json::parse(*ReadFile(out + "/records/ncm/run-1/calls.json"));
+  ASSERT_GT(calls.size(), 0u);
+  for (const Json& call : calls) {
+    EXPECT_GE(call["parent_ms"].get<double>(), call["ms"].get<double>() + 300) << call.dump();
+  }
+  // The ranked time is floored by the parent's clock: the held-back labels count against it.
+  Json judge = Json::parse(*ReadFile(out + "/records/ncm/run-1/judge.json"));
+  EXPECT_GE(judge["ranked_ms"].get<double>(), 290) << judge.dump();
+}
+
+}  // namespace
+}  // namespace ratchet
