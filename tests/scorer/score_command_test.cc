@@ -572,23 +572,36 @@ TEST(ScoreCommandTest, AnInterruptedRunIsFinalizedAsInterrupted) {
 namespace ratchet {
 namespace {
 
+// A folder of stand-in workers in `dir`: `worker_py` as worker.py beside the real
+// check_source.py. Returns the environment entry that points ratchet at it.
+std::string StandInWorkers(const TempDir& dir, const std::string& worker_py) {
+  const std::string workers = dir / "workers";
+  EXPECT_EQ(mkdir(workers.c_str(), 0755), 0);
+  Result<std::string> checker = ReadFile(SourceDir() + "/runner/worker/check_source.py");
+  EXPECT_TRUE(checker.ok());
+  EXPECT_TRUE(WriteFileAtomic(workers + "/check_source.py", checker.ok() ? *checker : "").ok());
+  EXPECT_TRUE(WriteFileAtomic(workers + "/worker.py", worker_py).ok());
+  return "RATCHET_WORKER_DIR=" + workers;
+}
+
+// worker.py as the checkout has it.
+std::string RealWorker() {
+  Result<std::string> worker = ReadFile(SourceDir() + "/runner/worker/worker.py");
+  EXPECT_TRUE(worker.ok());
+  return worker.ok() ? *worker : "";
+}
+
 // A worker that cannot start is the harness's failure, not the method's: exit 3, the evidence
 // finalized as failed, and the call that was attempted kept with the worker's output.
 TEST(ScoreCommandTest, AWorkerThatCannotStartFailsTheRunAndKeepsItsEvidence) {
   if (!HavePython()) GTEST_SKIP() << "no python3 that imports torch";
   TempDir dir;
-  const std::string workers = dir / "workers";
-  ASSERT_EQ(mkdir(workers.c_str(), 0755), 0);
-  Result<std::string> checker = ReadFile(SourceDir() + "/runner/worker/check_source.py");
-  ASSERT_TRUE(checker.ok());
-  ASSERT_TRUE(WriteFileAtomic(workers + "/check_source.py", *checker).ok());
-  ASSERT_TRUE(WriteFileAtomic(workers + "/worker.py",
-                              "import sys\nprint('this worker gives up')\nsys.exit(3)\n")
-                  .ok());
+  const std::string env =
+      StandInWorkers(dir, "import sys\nprint('this worker gives up')\nsys.exit(3)\n");
   const std::string out = dir / "evidence";
   BinaryRun run = RunRatchet({"score", SourceDir() + "/baselines/submissions/ncm.py", "--rules",
                               FastRules(dir), "--out", out},
-                             {"RATCHET_WORKER_DIR=" + workers});
+                             {env});
   EXPECT_EQ(run.exit_code, 3) << run.out << run.err;
   EXPECT_NE(run.err.find("the harness could not run call 1"), std::string::npos) << run.err;
   Result<EvidenceSummary> evidence = ReadEvidence(out);
@@ -616,12 +629,6 @@ TEST(ScoreCommandTest, AWorkerThatCannotStartFailsTheRunAndKeepsItsEvidence) {
 class WorkerStartedAheadTest : public ::testing::Test {
  protected:
   std::string StandIn(const TempDir& dir, bool always) {
-    const std::string workers = dir / "workers";
-    EXPECT_EQ(mkdir(workers.c_str(), 0755), 0);
-    Result<std::string> checker = ReadFile(SourceDir() + "/runner/worker/check_source.py");
-    Result<std::string> worker = ReadFile(SourceDir() + "/runner/worker/worker.py");
-    EXPECT_TRUE(checker.ok() && worker.ok());
-    EXPECT_TRUE(WriteFileAtomic(workers + "/check_source.py", *checker).ok());
     const std::string prelude =
         std::string(
             "import os, sys\n"
@@ -640,8 +647,7 @@ class WorkerStartedAheadTest : public ::testing::Test {
         "):\n"
         "    print('this worker gives up: it was started while call 1 ran')\n"
         "    sys.exit(3)\n";
-    EXPECT_TRUE(WriteFileAtomic(workers + "/worker.py", prelude + *worker).ok());
-    return "RATCHET_WORKER_DIR=" + workers;
+    return StandInWorkers(dir, prelude + RealWorker());
   }
 
   // ncm.py scored under the fast rules with the stand-in worker; the evidence goes to `out_`.
@@ -706,14 +712,8 @@ namespace {
 TEST(ScoreCommandTest, TheParentsClockRunsUntilTheRepliesLastByte) {
   if (!HavePython()) GTEST_SKIP() << "no python3 that imports torch";
   TempDir dir;
-  const std::string workers = dir / "workers";
-  ASSERT_EQ(mkdir(workers.c_str(), 0755), 0);
-  Result<std::string> checker = ReadFile(SourceDir() + "/runner/worker/check_source.py");
-  Result<std::string> worker = ReadFile(SourceDir() + "/runner/worker/worker.py");
-  ASSERT_TRUE(checker.ok() && worker.ok());
-  ASSERT_TRUE(WriteFileAtomic(workers + "/check_source.py", *checker).ok());
-  const std::string main_guard = "\nif __name__ == \"__main__\":";
-  const size_t at = worker->rfind(main_guard);
+  const std::string worker = RealWorker();
+  const size_t at = worker.rfind("\nif __name__ == \"__main__\":");
   ASSERT_NE(at, std::string::npos);
   const std::string late_labels =
       "\n_send, _go, _late = send, Worker.go, [False]\n"
@@ -731,13 +731,12 @@ TEST(ScoreCommandTest, TheParentsClockRunsUntilTheRepliesLastByte) {
       "    while data:\n"
       "        data = data[os.write(REPLY_FD, data):]\n"
       "Worker.go = _go_late\n";
-  ASSERT_TRUE(WriteFileAtomic(workers + "/worker.py",
-                              worker->substr(0, at) + late_labels + worker->substr(at))
-                  .ok());
+  const std::string env =
+      StandInWorkers(dir, worker.substr(0, at) + late_labels + worker.substr(at));
   const std::string out = dir / "evidence";
   BinaryRun run = RunRatchet({"score", SourceDir() + "/baselines/submissions/ncm.py", "--band",
                               "3000", "--rules", FastRules(dir), "--out", out},
-                             {"RATCHET_WORKER_DIR=" + workers});
+                             {env});
   ASSERT_TRUE(run.exit_code == 0 || run.exit_code == 1) << run.out << run.err;
   Json calls = Json::parse(*ReadFile(out + "/records/ncm/run-1/calls.json"));
   ASSERT_GT(calls.size(), 0u);
