@@ -249,12 +249,14 @@ Result<Frame> ReadFrame(int fd, const FrameLimits& limits, Deadline deadline,
   if (got < json.size()) return missing(got, json.size(), "JSON");
   Frame frame;
   frame.payload.assign(header.payload_length, '\0');
-  RATCHET_RETURN_IF_ERROR(
-      ReadExact(fd, frame.payload.data(), frame.payload.size(), deadline, doing, &got, failure));
-  if (got < frame.payload.size()) return missing(got, frame.payload.size(), "payload");
+  const Status payload_read =
+      ReadExact(fd, frame.payload.data(), frame.payload.size(), deadline, doing, &got, failure);
   frame.ready_ns = ready_ns;
   frame.complete_ns = MonotonicNow();
 
+  // The JSON is parsed once the payload's read has ended, however it ended: the clock's stop
+  // (complete_ns) leaves the parse out, and a frame whose JSON is bad is malformed even when its
+  // payload then stalls or is cut short (the first fault is the JSON's; a timeout would hide it).
   try {
     frame.header = Json::parse(json);
   } catch (const Json::exception& error) {
@@ -267,6 +269,8 @@ Result<Frame> ReadFrame(int fd, const FrameLimits& limits, Deadline deadline,
     return malformed(std::string("the JSON is of type ") + frame.header.type_name() +
                      ", not an object");
   }
+  RATCHET_RETURN_IF_ERROR(payload_read);
+  if (got < frame.payload.size()) return missing(got, frame.payload.size(), "payload");
   return frame;
 }
 

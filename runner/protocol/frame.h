@@ -71,13 +71,15 @@ Result<std::string> EncodeFrame(const Json& header, std::string_view payload);
 // reader is an error (kClosed), never a SIGPIPE: the signal is held back in this thread while
 // writing. `doing` names the exchange in messages ("timed out while <doing>"). With no deadline
 // (Deadline::Never) a blocking descriptor takes the frame in one write, which waits for room
-// itself; otherwise PIPE_BUF bytes at a time, each after poll says there is room.
+// itself; otherwise each write follows a poll that says there is room and takes PIPE_BUF bytes on
+// a blocking descriptor, up to a mebibyte (as much as the pipe has room for) on a nonblocking one.
 Status WriteFrame(int fd, const Json& header, std::string_view payload, Deadline deadline,
                   const std::string& doing = "sending a frame", FrameFailure* failure = nullptr);
 
 // Reads one frame before `deadline`: its header, JSON text and payload, then parses the JSON. An
 // error's message names `doing`; for a malformed frame it reads "<sender> sent a malformed frame
-// while <doing>: <detail>".
+// while <doing>: <detail>". A JSON text that does not parse, or is not an object, makes the frame
+// malformed even when the payload after it then times out, is cut short or fails to read.
 Result<Frame> ReadFrame(int fd, const FrameLimits& limits, Deadline deadline,
                         const std::string& doing, FrameFailure* failure = nullptr);
 

@@ -33,9 +33,10 @@ int64_t MonotonicNs() {
 namespace {
 constexpr const char* kPhaseNames[] = {"write",  "to_worker", "inputs",
                                        "method", "labels",    "to_parent"};
-// Before the window: the `gc` round trip, the copy into the staging area, and (with a crew)
-// waking the write's helper threads.
-constexpr const char* kBeforeNames[] = {"collect", "stage", "arm"};
+// Beside the window's steps: before it, the `gc` round trip, the copy into the staging area and
+// (with a crew) waking the write's helper threads; inside to_parent, the reply's read from its
+// header to its last byte.
+constexpr const char* kOtherNames[] = {"collect", "stage", "arm", "reply_read"};
 }  // namespace
 
 Json WindowPhases(int64_t opened_ns, int64_t written_ns, int64_t returned_ns,
@@ -67,7 +68,7 @@ Json MedianPhases(const std::vector<Json>& windows) {
     }
     medians[name] = Median(values);
   }
-  for (const char* name : kBeforeNames) {
+  for (const char* name : kOtherNames) {
     std::vector<double> values;
     for (const Json& window : windows) {
       if (window.contains(name) && window[name].is_number())

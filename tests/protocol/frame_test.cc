@@ -294,6 +294,45 @@ TEST(FrameTest, JsonThatDoesNotParseOrIsNotAnObjectIsMalformed) {
   }
 }
 
+TEST(FrameTest, BadJsonIsMalformedEvenWhenThePayloadAfterItStallsOrIsCutShort) {
+  // The JSON does not parse and the payload promised after it never comes: the writer stays open
+  // (a stall: the read ends at the deadline) or closes (EOF). The JSON's fault is the one named.
+  const std::string head = Frame12(kFrameMagic, 6, 10) + "{\"ok\":";
+  for (const bool close_writer : {false, true}) {
+    Pipe pipe = MakePipe();
+    ASSERT_TRUE(WriteAll(pipe.write.get(), head + "0123"));
+    if (close_writer) pipe.write.Reset();
+    FrameFailure failure;
+    Result<Frame> frame =
+        ReadFrame(pipe.read.get(), ReplyLimits(), Deadline::In(0.2), "reading", &failure);
+    ASSERT_FALSE(frame.ok());
+    EXPECT_EQ(failure, FrameFailure::kMalformed) << frame.status().message();
+    EXPECT_NE(frame.status().message().find("its JSON does not parse"), std::string::npos)
+        << frame.status().message();
+  }
+  // A JSON text that parses but is no object, likewise.
+  Pipe pipe = MakePipe();
+  ASSERT_TRUE(WriteAll(pipe.write.get(), Frame12(kFrameMagic, 5, 10) + "[1,2]"));
+  FrameFailure failure;
+  Result<Frame> frame =
+      ReadFrame(pipe.read.get(), ReplyLimits(), Deadline::In(0.2), "reading", &failure);
+  ASSERT_FALSE(frame.ok());
+  EXPECT_EQ(failure, FrameFailure::kMalformed) << frame.status().message();
+  EXPECT_NE(frame.status().message().find("the JSON is of type array"), std::string::npos)
+      << frame.status().message();
+}
+
+TEST(FrameTest, AGoodJsonWithAStalledPayloadTimesOut) {
+  Pipe pipe = MakePipe();
+  ASSERT_TRUE(WriteAll(pipe.write.get(), Frame12(kFrameMagic, 2, 10) + "{}0123"));
+  FrameFailure failure;
+  Result<Frame> frame =
+      ReadFrame(pipe.read.get(), ReplyLimits(), Deadline::In(0.2), "waiting for go", &failure);
+  ASSERT_FALSE(frame.ok());
+  EXPECT_EQ(failure, FrameFailure::kTimeout);
+  EXPECT_EQ(frame.status().message(), "timed out while waiting for go");
+}
+
 TEST(FrameTest, ReadTimesOutAtTheDeadline) {
   Pipe pipe = MakePipe();
   for (const std::string& partial : {std::string(), std::string("RCT1")}) {

@@ -742,6 +742,13 @@ TEST(ScoreCommandTest, TheParentsClockRunsUntilTheRepliesLastByte) {
   ASSERT_GT(calls.size(), 0u);
   for (const Json& call : calls) {
     EXPECT_GE(call["parent_ms"].get<double>(), call["ms"].get<double>() + 300) << call.dump();
+    // reply_read, the read from the reply's header to its last byte, holds the wait; the
+    // calibration's empty calls, whose labels were not held back, have its median too.
+    const Json& phases = call["phases"];
+    EXPECT_GE(phases["timed"].value("reply_read", 0.0), 290) << phases.dump();
+    ASSERT_TRUE(phases["calibration"].contains("reply_read")) << phases.dump();
+    EXPECT_GE(phases["calibration"]["reply_read"].get<double>(), 0) << phases.dump();
+    EXPECT_LT(phases["calibration"]["reply_read"].get<double>(), 100) << phases.dump();
   }
   // The ranked time is floored by the parent's clock: the held-back labels count against it.
   Json judge = Json::parse(*ReadFile(out + "/records/ncm/run-1/judge.json"));
