@@ -1,0 +1,17 @@
+#!/usr/bin/env bash
+# Device driver: bench-vs-seed --runs 3 (seed, native, Python; no energy) on the build of
+# run-t-47.sh (hash checked: commit d75c34a, the harness of the H200 lane it promoted).
+set -uo pipefail
+OUT=${OUT:-/tmp/out}; mkdir -p "$OUT"
+exec > >(tee -a "$OUT/gpu-run-48.log") 2>&1
+date -u +%FT%TZ; nvidia-smi --query-gpu=name,uuid,driver_version,power.limit --format=csv,noheader
+chmod 700 .gpu-deps/data
+grep -q 474d85d2deef38e490c307e95215304788f903e5632be699eb36e1c1dfb6d6da build/generated/contract/source_sha256_generated.h || { echo "not the expected source hash"; exit 1; }
+PY=/opt/torch/.venv/bin/python3; D=$(pwd)/.gpu-deps/data
+rm -rf /tmp/bench
+timeout 580 scripts/bench-vs-seed --runs 3 --data "$D" --python "$PY" \
+  --seed .gpu-deps/seed/000_37e8900d37b7eec5.txt --out /tmp/bench
+echo "bench exit $?"
+cp /tmp/bench/bench-vs-seed.json "$OUT/bench-48.json" 2>/dev/null
+cp /tmp/bench/*.md "$OUT/" 2>/dev/null
+date -u +%FT%TZ
