@@ -214,8 +214,10 @@ TEST(FrameTest, EofInsideTheJsonOrPayloadSaysWhichAndHowMuch) {
   EXPECT_EQ(failure, FrameFailure::kMalformed);
   EXPECT_NE(json.status().message().find("7 of the 11 JSON bytes missing"), std::string::npos)
       << json.status().message();
+  failure = FrameFailure::kNone;
   Result<Frame> payload = ReadBytes(whole.substr(0, whole.size() - 3), &failure);
   ASSERT_FALSE(payload.ok());
+  EXPECT_EQ(failure, FrameFailure::kMalformed);
   EXPECT_NE(payload.status().message().find("3 of the 10 payload bytes missing"), std::string::npos)
       << payload.status().message();
 }
@@ -311,15 +313,18 @@ TEST(FrameTest, BadJsonIsMalformedEvenWhenThePayloadAfterItStallsOrIsCutShort) {
         << frame.status().message();
   }
   // A JSON text that parses but is no object, likewise.
-  Pipe pipe = MakePipe();
-  ASSERT_TRUE(WriteAll(pipe.write.get(), Frame12(kFrameMagic, 5, 10) + "[1,2]"));
-  FrameFailure failure;
-  Result<Frame> frame =
-      ReadFrame(pipe.read.get(), ReplyLimits(), Deadline::In(0.2), "reading", &failure);
-  ASSERT_FALSE(frame.ok());
-  EXPECT_EQ(failure, FrameFailure::kMalformed) << frame.status().message();
-  EXPECT_NE(frame.status().message().find("the JSON is of type array"), std::string::npos)
-      << frame.status().message();
+  for (const bool close_writer : {false, true}) {
+    Pipe pipe = MakePipe();
+    ASSERT_TRUE(WriteAll(pipe.write.get(), Frame12(kFrameMagic, 5, 10) + "[1,2]"));
+    if (close_writer) pipe.write.Reset();
+    FrameFailure failure;
+    Result<Frame> frame =
+        ReadFrame(pipe.read.get(), ReplyLimits(), Deadline::In(0.2), "reading", &failure);
+    ASSERT_FALSE(frame.ok());
+    EXPECT_EQ(failure, FrameFailure::kMalformed) << frame.status().message();
+    EXPECT_NE(frame.status().message().find("the JSON is of type array"), std::string::npos)
+        << frame.status().message();
+  }
 }
 
 TEST(FrameTest, AGoodJsonWithAStalledPayloadTimesOut) {

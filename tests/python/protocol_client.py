@@ -90,9 +90,9 @@ class WorkerProcess:
         if magic != MAGIC or not 1 <= json_length <= 1 << 16 or payload_length > 1 << 20:
             raise ValueError(f"malformed reply header {magic:#x} {json_length} {payload_length}")
         reply = json.loads(self.read_exact(json_length, deadline))
-        payload = self.read_exact(payload_length, deadline) if payload_length else b""
-        if not isinstance(reply, dict):
+        if not isinstance(reply, dict):  # the JSON's fault first, before the payload's
             raise ValueError(f"reply is not an object: {reply!r}")
+        payload = self.read_exact(payload_length, deadline) if payload_length else b""
         return reply, payload
 
     def request(self, command, timeout=120.0):
