@@ -297,33 +297,28 @@ TEST(FrameTest, JsonThatDoesNotParseOrIsNotAnObjectIsMalformed) {
 }
 
 TEST(FrameTest, BadJsonIsMalformedEvenWhenThePayloadAfterItStallsOrIsCutShort) {
-  // The JSON does not parse and the payload promised after it never comes: the writer stays open
-  // (a stall: the read ends at the deadline) or closes (EOF). The JSON's fault is the one named.
-  const std::string head = Frame12(kFrameMagic, 6, 10) + "{\"ok\":";
-  for (const bool close_writer : {false, true}) {
-    Pipe pipe = MakePipe();
-    ASSERT_TRUE(WriteAll(pipe.write.get(), head + "0123"));
-    if (close_writer) pipe.write.Reset();
-    FrameFailure failure;
-    Result<Frame> frame =
-        ReadFrame(pipe.read.get(), ReplyLimits(), Deadline::In(0.2), "reading", &failure);
-    ASSERT_FALSE(frame.ok());
-    EXPECT_EQ(failure, FrameFailure::kMalformed) << frame.status().message();
-    EXPECT_NE(frame.status().message().find("its JSON does not parse"), std::string::npos)
-        << frame.status().message();
-  }
-  // A JSON text that parses but is no object, likewise.
-  for (const bool close_writer : {false, true}) {
-    Pipe pipe = MakePipe();
-    ASSERT_TRUE(WriteAll(pipe.write.get(), Frame12(kFrameMagic, 5, 10) + "[1,2]"));
-    if (close_writer) pipe.write.Reset();
-    FrameFailure failure;
-    Result<Frame> frame =
-        ReadFrame(pipe.read.get(), ReplyLimits(), Deadline::In(0.2), "reading", &failure);
-    ASSERT_FALSE(frame.ok());
-    EXPECT_EQ(failure, FrameFailure::kMalformed) << frame.status().message();
-    EXPECT_NE(frame.status().message().find("the JSON is of type array"), std::string::npos)
-        << frame.status().message();
+  // The JSON does not parse, or is no object, and the payload promised after it never comes: the
+  // writer stays open (a stall: the read ends at the deadline) or closes (EOF). The JSON's fault
+  // is the one named.
+  struct Case {
+    std::string json, expected;
+  };
+  for (const Case& c : std::vector<Case>{{"{\"ok\":", "its JSON does not parse"},
+                                         {"[1,2]", "the JSON is of type array"}}) {
+    for (const bool close_writer : {false, true}) {
+      Pipe pipe = MakePipe();
+      ASSERT_TRUE(WriteAll(
+          pipe.write.get(),
+          Frame12(kFrameMagic, static_cast<uint32_t>(c.json.size()), 10) + c.json + "0123"));
+      if (close_writer) pipe.write.Reset();
+      FrameFailure failure;
+      Result<Frame> frame =
+          ReadFrame(pipe.read.get(), ReplyLimits(), Deadline::In(0.2), "reading", &failure);
+      ASSERT_FALSE(frame.ok()) << c.json;
+      EXPECT_EQ(failure, FrameFailure::kMalformed) << frame.status().message();
+      EXPECT_NE(frame.status().message().find(c.expected), std::string::npos)
+          << frame.status().message();
+    }
   }
 }
 
