@@ -4,6 +4,8 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <set>
+#include <string>
 
 #include "baseline/ratchet.h"
 #include "core/file.h"
@@ -350,6 +352,30 @@ TEST(BundledBaseline, ParsesAndNamesTheFilesItReviewed) {
     EXPECT_TRUE(VerifyManifest(evidence).empty()) << id;
   }
   EXPECT_TRUE(disqualified) << "one record is reviewed as disqualified";
+}
+
+// docs/gpu.md says which lanes the bundled baseline holds now; the line names exactly those.
+TEST(BundledBaseline, DocsGpuNamesItsLanes) {
+  Result<Baseline> baseline = LoadBaseline(SourceDir() + "/baselines/records.json");
+  ASSERT_TRUE(baseline.ok()) << baseline.status().message();
+  Result<std::string> doc = ReadFile(SourceDir() + "/docs/gpu.md");
+  ASSERT_TRUE(doc.ok()) << doc.status().message();
+  const std::string lead = "The baseline's lanes now: ";
+  const size_t at = doc->find(lead);
+  ASSERT_NE(at, std::string::npos) << "docs/gpu.md has no line starting \"" << lead << "\"";
+  const std::string sentence = doc->substr(at, doc->find(". ", at) - at);
+  std::set<std::string> named;
+  for (size_t open = sentence.find('`'); open != std::string::npos;
+       open = sentence.find('`', sentence.find('`', open + 1) + 1)) {
+    const size_t close = sentence.find('`', open + 1);
+    ASSERT_NE(close, std::string::npos) << sentence;
+    const std::string word = sentence.substr(open + 1, close - open - 1);
+    if (word.size() == 16 && word.find_first_not_of("0123456789abcdef") == std::string::npos)
+      named.insert(word);
+  }
+  std::set<std::string> lanes;
+  for (const auto& [id, lane] : baseline->lanes) lanes.insert(id);
+  EXPECT_EQ(named, lanes) << sentence;
 }
 
 }  // namespace
