@@ -209,8 +209,8 @@ Status WriteFrame(int fd, const Json& header, std::string_view payload, Deadline
 Result<Frame> ReadFrame(int fd, const FrameLimits& limits, Deadline deadline,
                         const std::string& doing, FrameFailure* failure) {
   Set(failure, FrameFailure::kNone);
-  auto malformed = [&](const std::string& detail) {
-    Set(failure, FrameFailure::kMalformed);
+  auto malformed = [&](const std::string& detail, FrameFailure kind = FrameFailure::kMalformed) {
+    Set(failure, kind);
     return Status::BadInput(limits.sender + " sent a malformed frame while " + doing + ": " +
                             detail);
   };
@@ -257,17 +257,22 @@ Result<Frame> ReadFrame(int fd, const FrameLimits& limits, Deadline deadline,
   // The JSON is parsed once the payload's read has ended, however it ended: the clock's stop
   // (complete_ns) leaves the parse out, and a frame whose JSON is bad is malformed even when its
   // payload then stalls or is cut short (the first fault is the JSON's; a timeout would hide it).
+  // Read whole, such a frame leaves the stream in step: kBadJson says so.
+  const FrameFailure bad_json = payload_read.ok() && got == frame.payload.size()
+                                    ? FrameFailure::kBadJson
+                                    : FrameFailure::kMalformed;
   try {
     frame.header = Json::parse(json);
   } catch (const Json::exception& error) {
     // parse_error for bad syntax or bad UTF-8, out_of_range for a number beyond a double. Not
     // core's ParseJson: ratchet-worker compiles this file with libtorch's flags and without the
     // rest of core (canonical_json.cc would bring OpenSSL into the worker).
-    return malformed("its JSON does not parse: " + Printable(error.what()));
+    return malformed("its JSON does not parse: " + Printable(error.what()), bad_json);
   }
   if (!frame.header.is_object()) {
-    return malformed(std::string("the JSON is of type ") + frame.header.type_name() +
-                     ", not an object");
+    return malformed(
+        std::string("the JSON is of type ") + frame.header.type_name() + ", not an object",
+        bad_json);
   }
   RATCHET_RETURN_IF_ERROR(payload_read);
   if (got < frame.payload.size()) return missing(got, frame.payload.size(), "payload");

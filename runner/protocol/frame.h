@@ -59,7 +59,10 @@ enum class FrameFailure {
   kNone,
   kTimeout,    // the deadline passed
   kClosed,     // the other end closed the pipe between frames (or before reading ours)
-  kMalformed,  // bad magic, length out of bounds, bad JSON, or EOF inside a frame
+  kMalformed,  // bad magic, length out of bounds, EOF inside a frame, or bad JSON before a
+               // payload that then failed to arrive: the stream is out of step
+  kBadJson,    // a whole frame, read to its end, whose JSON does not parse or is not an object:
+               // malformed too, but the next frame starts after it (a worker answers and reads on)
   kSystem,     // a syscall failed (EBADF, ...)
 };
 
@@ -79,7 +82,8 @@ Status WriteFrame(int fd, const Json& header, std::string_view payload, Deadline
 // Reads one frame before `deadline`: its header, JSON text and payload, then parses the JSON. An
 // error's message names `doing`; for a malformed frame it reads "<sender> sent a malformed frame
 // while <doing>: <detail>". A JSON text that does not parse, or is not an object, makes the frame
-// malformed even when the payload after it then times out, is cut short or fails to read.
+// malformed even when the payload after it then times out, is cut short or fails to read (then
+// kMalformed; kBadJson when the payload was read whole).
 Result<Frame> ReadFrame(int fd, const FrameLimits& limits, Deadline deadline,
                         const std::string& doing, FrameFailure* failure = nullptr);
 

@@ -41,6 +41,9 @@ class WorkerChannel {
   // `timeout_s`.
   bool ReplyWaiting(double timeout_s = 0) const;
 
+  // The parent's end of the command pipe (nonblocking), for tests that write a frame by hand.
+  int command_fd() const { return to_worker_.get(); }
+
   // Closes the command pipe: the worker reads EOF on fd 3 and exits.
   void CloseCommands() { to_worker_.Reset(); }
 

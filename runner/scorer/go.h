@@ -67,10 +67,11 @@ struct GoResult {
   // same clock: write (the inputs into the buffer), to_worker (the command, until the worker
   // had read it), inputs (the worker's copies to the device, the flush), method (the worker's
   // clock around the method), labels (checking the output, turning it into labels), to_parent
-  // (the reply, until the parent had read it); and before the window, collect (the `gc` round
-  // trip), stage (the copy into the staging area) and, with a crew, arm (its helpers woken). Empty
-  // when the worker reported no instants. The worker's instants come from the method's process, so
-  // this is a diagnostic, never evidence the judge reads.
+  // (the reply, until the parent had read it); and, beside them, before the window, collect (the
+  // `gc` round trip), stage (the copy into the staging area) and, with a crew, arm (its helpers
+  // woken), and inside to_parent, reply_read (the parent's read of the reply from its header to
+  // its last byte). Empty when the worker reported no instants. The worker's instants come from
+  // the method's process, so this is a diagnostic, never evidence the judge reads.
   Json phases;
 };
 
@@ -78,7 +79,8 @@ struct GoResult {
 // "clock_ns"; empty unless the worker's instants are integers, in order, within the window.
 Json WindowPhases(int64_t opened_ns, int64_t written_ns, int64_t returned_ns, const Json& clock_ns);
 
-// The median of each phase over `windows`, in the same names; empty when one lacks phases.
+// The median of each phase over `windows`, in the same names: empty when one window lacks one of
+// the six steps of the window; collect, stage, arm and reply_read only when every window has it.
 Json MedianPhases(const std::vector<Json>& windows);
 
 // CLOCK_MONOTONIC in nanoseconds, the clock both the parent and the workers read.

@@ -239,6 +239,7 @@ std::optional<CallFailure> WorkerProcess::Failed(const Status& status, double ti
                          "the worker's process ended (" + exit_description_ + ") while " + doing};
     }
     case FrameFailure::kMalformed:
+    case FrameFailure::kBadJson:
       return CallFailure{"crash", status.message()};
     default:
       return CallFailure{"crash", status.message(), /*harness=*/true};

@@ -130,8 +130,10 @@ class Worker {
       : cuda_(kWorkerHasCuda && torch::cuda::is_available()),
         device_(cuda_ ? torch::Device(torch::kCUDA, 0) : torch::Device(torch::kCPU)) {}
 
-  // Reads commands until fd 3 reaches EOF (exit 0); a malformed command or a reply that cannot
-  // be written ends the worker with 2.
+  // Reads commands until fd 3 reaches EOF (exit 0). A command whose JSON does not parse or is
+  // not an object is answered as a protocol error and the next one read, as worker.py does;
+  // a frame out of step (bad magic or length, cut short) or a reply that cannot be written ends
+  // the worker with 2.
   int Serve() {
     FrameLimits limits;
     limits.max_json = kMaxJsonBytes;
@@ -144,6 +146,16 @@ class Worker {
       if (!frame.ok()) {
         if (failure == FrameFailure::kClosed) return 0;
         std::fprintf(stderr, "ratchet-worker: %s\n", frame.status().message().c_str());
+        if (failure == FrameFailure::kBadJson) {
+          // The frame was read to its end: the next one starts after it.
+          Status sent = WriteFrame(kReplyFd, Failure("protocol", frame.status().message()), {},
+                                   Deadline::Never(), "replying");
+          if (!sent.ok()) {
+            std::fprintf(stderr, "ratchet-worker: %s\n", sent.message().c_str());
+            return 2;
+          }
+          continue;
+        }
         // The stream is out of step: answer once, so the parent learns why, then stop.
         WriteFrame(kReplyFd, Failure("protocol", frame.status().message()), {}, Deadline::In(1),
                    "replying to a malformed command");

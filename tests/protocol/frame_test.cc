@@ -267,7 +267,7 @@ TEST(FrameTest, LengthMessagesNameTheBound) {
             "more than the limit of 0");
 }
 
-TEST(FrameTest, JsonThatDoesNotParseOrIsNotAnObjectIsMalformed) {
+TEST(FrameTest, JsonThatDoesNotParseOrIsNotAnObjectIsMalformedWithTheStreamInStep) {
   struct Case {
     std::string json, expected;
   };
@@ -286,7 +286,7 @@ TEST(FrameTest, JsonThatDoesNotParseOrIsNotAnObjectIsMalformed) {
     FrameFailure failure;
     Result<Frame> frame = ReadBytes(RawFrame(c.json), &failure);
     ASSERT_FALSE(frame.ok()) << c.json;
-    EXPECT_EQ(failure, FrameFailure::kMalformed) << c.json;
+    EXPECT_EQ(failure, FrameFailure::kBadJson) << c.json;
     const std::string& message = frame.status().message();
     EXPECT_EQ(message.rfind("the worker sent a malformed frame while reading a test frame: ", 0),
               0u)
@@ -294,6 +294,23 @@ TEST(FrameTest, JsonThatDoesNotParseOrIsNotAnObjectIsMalformed) {
     EXPECT_NE(message.find(c.expected), std::string::npos) << message;
     for (unsigned char ch : message) EXPECT_LT(ch, 0x80) << "raw bytes quoted in: " << message;
   }
+}
+
+TEST(FrameTest, AfterAWholeFrameWithBadJsonTheNextFrameReads) {
+  Pipe pipe = MakePipe();
+  ASSERT_TRUE(
+      WriteAll(pipe.write.get(), RawFrame("[1,2]", "0123") + RawFrame("{\"ok\":true}", "xy")));
+  FrameFailure failure;
+  Result<Frame> bad =
+      ReadFrame(pipe.read.get(), ReplyLimits(), Deadline::In(5), "reading", &failure);
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(failure, FrameFailure::kBadJson) << bad.status().message();
+  Result<Frame> next =
+      ReadFrame(pipe.read.get(), ReplyLimits(), Deadline::In(5), "reading", &failure);
+  ASSERT_TRUE(next.ok()) << next.status().message();
+  EXPECT_EQ(failure, FrameFailure::kNone);
+  EXPECT_EQ(next->header["ok"], true);
+  EXPECT_EQ(next->payload, "xy");
 }
 
 TEST(FrameTest, BadJsonIsMalformedEvenWhenThePayloadAfterItStallsOrIsCutShort) {

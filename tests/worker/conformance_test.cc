@@ -469,6 +469,48 @@ TEST_P(ConformanceTest, AnUnknownCommandIsAProtocolError) {
   Ok(Json{{"cmd", "gc"}});
 }
 
+TEST_P(ConformanceTest, ACommandWhoseJsonIsBadOrNoObjectIsAnsweredAndTheWorkerReadsOn) {
+  // Written by hand (the channel sends objects only): a whole frame, so the next one starts
+  // after it and the worker answers and goes on; a frame out of step would end it with 2.
+  Start();
+  for (const std::string& json : {std::string("[1, 2]"), std::string("{not json")}) {
+    unsigned char head[kFrameHeaderBytes];
+    EncodeFrameHeader({kFrameMagic, static_cast<uint32_t>(json.size()), 0}, head);
+    const std::string frame = std::string(reinterpret_cast<char*>(head), sizeof head) + json;
+    ASSERT_EQ(write(worker_->channel().command_fd(), frame.data(), frame.size()),
+              static_cast<ssize_t>(frame.size()));
+    Result<Frame> reply = worker_->channel().Receive(Deadline::In(30), "answering " + json);
+    ASSERT_TRUE(reply.ok()) << json << ": " << reply.status().message();
+    EXPECT_EQ(reply->header["ok"], false) << json;
+    EXPECT_EQ(reply->header["kind"], "protocol") << json;
+    EXPECT_NE(reply->header.value("error", "").find(json[0] == '[' ? "not an object" : "JSON"),
+              std::string::npos)
+        << reply->header.dump();
+  }
+  Ok(Json{{"cmd", "gc"}});
+  EXPECT_EQ(Go(SeparableDraw(1), /*null=*/true)->header.value("ok", false), true);
+}
+
+TEST_P(ConformanceTest, ACommandOutOfStepIsAnsweredThenTheWorkerExitsWithTwo) {
+  Start();
+  const std::string json = "{\"cmd\":\"gc\"}";
+  unsigned char head[kFrameHeaderBytes];
+  EncodeFrameHeader({0x12345678, static_cast<uint32_t>(json.size()), 0}, head);
+  const std::string frame = std::string(reinterpret_cast<char*>(head), sizeof head) + json;
+  ASSERT_EQ(write(worker_->channel().command_fd(), frame.data(), frame.size()),
+            static_cast<ssize_t>(frame.size()));
+  Result<Frame> reply = worker_->channel().Receive(Deadline::In(30), "answering a bad magic");
+  ASSERT_TRUE(reply.ok()) << reply.status().message();
+  EXPECT_EQ(reply->header["ok"], false);
+  EXPECT_EQ(reply->header["kind"], "protocol");
+  EXPECT_NE(reply->header.value("error", "").find("magic"), std::string::npos)
+      << reply->header.dump();
+  std::optional<int> status = worker_->CloseAndWait(30);
+  ASSERT_TRUE(status.has_value()) << "the worker did not exit";
+  EXPECT_TRUE(WIFEXITED(*status)) << *status;
+  EXPECT_EQ(WEXITSTATUS(*status), 2);
+}
+
 TEST_P(ConformanceTest, ASubmissionThatCannotBeLoadedIsAnImportError) {
   Start();
   for (const std::string& path :
