@@ -7,8 +7,9 @@ protocol v1 (docs/protocol.md) on them: frames of a 12-byte little-endian header
 JSON length, payload length), a JSON object, then the payload. Every command gets one reply;
 every failure becomes an {"ok": false, "kind": ..., "error": ...} reply. The worker exits 0 when
 the command pipe reaches end of file between frames, and 2 when fds 3-5 are missing at start, when
-a command frame is malformed (after answering it: the next frame boundary is lost), or when a
-reply cannot be written.
+a command frame is out of step (a bad header, or the pipe closing inside it; after answering it:
+the next frame boundary is lost), or when a reply cannot be written. A whole command whose JSON
+does not parse or is no object is only answered.
 
 This file is an adapter: the run loop, the timing gates and the judge are the parent's.
 """
