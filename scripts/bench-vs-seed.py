@@ -277,6 +277,12 @@ def window_step_medians(calls):
             for i, which in enumerate(("timed", "calibration"))}
 
 
+def mnist_call_sd(run):
+    """The sample standard deviation of `ms` over one run's MNIST calls; None with fewer than 2."""
+    ms = [c["ms"] for c in run["calls"] if c["dataset"] == "mnist"]
+    return statistics.stdev(ms) if len(ms) >= 2 else None
+
+
 def summarize(runs):
     """The figures of one side over its runs (see docs/bench-vs-seed.md)."""
     calls = [c for r in runs for c in r["calls"]]
@@ -288,6 +294,7 @@ def summarize(runs):
     cv = statistics.stdev(ranked) / statistics.mean(ranked) if len(ranked) >= 2 else None
     steps = [call_steps(r["calls"]) for r in runs]
     steps = [x for x in steps if x is not None]
+    call_sds = [mnist_call_sd(r) for r in runs]
     return {
         "runs": len(runs),
         "qualified_runs": sum(r["outcome"] == "qualified" for r in runs),
@@ -301,6 +308,9 @@ def summarize(runs):
         "ranked_ms_median": median_or_none(ranked),
         "ranked_ms": [r["ranked_ms"] for r in runs],
         "ranked_ms_cv_sample": cv,
+        # The spread of single calls, which the ranked time's means carry into the CV.
+        "mnist_call_ms_sd": call_sds,
+        "mnist_call_ms_sd_median": median_or_none(call_sds),
         "floor_raise_ms": [floor_raise_ms(r) for r in runs],
         "unexplained_by_step_ms": unexplained_by_step(calls),
         "window_steps_ms": window_step_medians(calls),
@@ -710,6 +720,8 @@ class Bench:
              {s: each(summaries[s]["floor_raise_ms"], "{:.3f}") for s in sides}),
             ("ranked ms CV over runs (sample sd / mean)",
              {s: num(summaries[s]["ranked_ms_cv_sample"], "{:.2%}") for s in sides}),
+            ("sd of ms over a run's MNIST calls (median of runs)",
+             {s: num(summaries[s]["mnist_call_ms_sd_median"], "{:.3f}") for s in sides}),
             ("MNIST error over all runs' MNIST calls",
              {s: num(summaries[s]["mnist_error"], "{:.2%}") for s in sides}),
             ("energy, mJ per call (median)", {s: energy_cell(s) for s in sides}),

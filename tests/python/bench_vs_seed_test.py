@@ -89,6 +89,29 @@ class Summary(unittest.TestCase):
         self.assertEqual(summary["calls"], 30)
 
 
+class CallSpread(unittest.TestCase):
+    def test_each_runs_sample_sd_over_its_mnist_calls_and_their_median(self):
+        def calls(values, holdout=100.0):
+            return ([{"dataset": "mnist", "ms": v, "parent_ms": v + 1, "overhead_ms": 1.0,
+                      "correct": 9, "total": 10} for v in values]
+                    + [{"dataset": "fashion", "ms": holdout, "parent_ms": holdout + 1,
+                        "overhead_ms": 1.0, "correct": 9, "total": 10}])
+        # Sample sds: 1.0 (10, 11, 12), 2.0 (10, 12, 14), 0.0; the hold-out's call is left out.
+        runs = [run(calls([10, 11, 12])), run(calls([10, 12, 14])), run(calls([13, 13]))]
+        summary = bench.summarize(runs)
+        self.assertEqual([round(x, 9) for x in summary["mnist_call_ms_sd"]], [1.0, 2.0, 0.0])
+        self.assertAlmostEqual(summary["mnist_call_ms_sd_median"], 1.0, places=9)
+
+    def test_a_run_with_one_mnist_call_has_none_and_is_left_out_of_the_median(self):
+        one = {"dataset": "mnist", "ms": 5.0, "parent_ms": 6.0, "overhead_ms": 1.0,
+               "correct": 9, "total": 10}
+        two = [dict(one, ms=5.0), dict(one, ms=7.0)]
+        summary = bench.summarize([run([one]), run(two)])
+        self.assertIsNone(summary["mnist_call_ms_sd"][0])
+        self.assertAlmostEqual(summary["mnist_call_ms_sd_median"], 2 ** 0.5, places=9)
+        self.assertIsNone(bench.summarize([run([one])])["mnist_call_ms_sd_median"])
+
+
 class Spread(unittest.TestCase):
     def test_the_spread_leaves_out_the_offset_every_call_shares(self):
         # Unexplained 0.10, 0.12, ..., 0.28 ms: median 0.19, distances 0.09, 0.07, ..., 0.09.
