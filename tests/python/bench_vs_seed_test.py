@@ -96,11 +96,12 @@ class CallSpread(unittest.TestCase):
                       "correct": 9, "total": 10} for v in values]
                     + [{"dataset": "fashion", "ms": holdout, "parent_ms": holdout + 1,
                         "overhead_ms": 1.0, "correct": 9, "total": 10}])
-        # Sample sds: 1.0 (10, 11, 12), 2.0 (10, 12, 14), 0.0; the hold-out's call is left out.
-        runs = [run(calls([10, 11, 12])), run(calls([10, 12, 14])), run(calls([13, 13]))]
+        # Sample sds: 1.0 (10, 11, 12), 2.0 (10, 12, 14), 4.0 (10, 14, 18): median 2.0 (mean
+        # 2.33); the hold-out's call is left out.
+        runs = [run(calls([10, 11, 12])), run(calls([10, 12, 14])), run(calls([10, 14, 18]))]
         summary = bench.summarize(runs)
-        self.assertEqual([round(x, 9) for x in summary["mnist_call_ms_sd"]], [1.0, 2.0, 0.0])
-        self.assertAlmostEqual(summary["mnist_call_ms_sd_median"], 1.0, places=9)
+        self.assertEqual([round(x, 9) for x in summary["mnist_call_ms_sd"]], [1.0, 2.0, 4.0])
+        self.assertAlmostEqual(summary["mnist_call_ms_sd_median"], 2.0, places=9)
 
     def test_a_run_with_one_mnist_call_has_none_and_is_left_out_of_the_median(self):
         one = {"dataset": "mnist", "ms": 5.0, "parent_ms": 6.0, "overhead_ms": 1.0,
