@@ -6,6 +6,8 @@
 #include <set>
 
 #include "contract/contract.h"
+#include "core/canonical_json.h"
+#include "core/file.h"
 #include "rules/judge.h"
 
 namespace ratchet {
@@ -79,6 +81,23 @@ std::string ContractDeviceKind(const Json& contract) {
              : "cpu";
 }
 
+std::string ContractBoard(const Json& contract) {
+  if (!contract.is_object()) return "";
+  const Json observed = contract.value("observed", Json::object());
+  return observed.is_object() && observed.contains("device_uuid") &&
+                 observed["device_uuid"].is_string()
+             ? observed["device_uuid"].get<std::string>()
+             : "";
+}
+
+std::string EvidenceBoard(const std::string& path) {
+  const std::string file = path + "/contract.json";
+  Result<std::string> text = ReadFile(file, 1 << 20);
+  if (!text.ok()) return "";
+  Result<Json> contract = ParseJson(*text, file);
+  return contract.ok() ? ContractBoard(*contract) : "";
+}
+
 RatchetResult RatchetErrors(const Baseline& baseline, const RatchetInputs& inputs) {
   RatchetResult result;
   // The contract first: across a change of it nothing else is compared.
@@ -122,6 +141,17 @@ RatchetResult RatchetErrors(const Baseline& baseline, const RatchetInputs& input
     result.notes.push_back("lane " + lane + " is a CPU lane: its timings are never compared");
   }
   result.timings_compared = result.lane_reviewed && gpu;
+  // Which boards a time outside its tolerance compares: a lane holds every board of its kind.
+  const std::string this_board = ContractBoard(inputs.contract);
+  std::string board;
+  if (!inputs.reviewed_board.empty() && !this_board.empty()) {
+    board = inputs.reviewed_board == this_board
+                ? ", on this run's board, " + this_board
+                : " with board " + inputs.reviewed_board + "; this run's board is " + this_board +
+                      ", another of the lane, and boards of one lane can differ by more than the "
+                      "tolerance (docs/baseline.md): review the times on the board that runs the "
+                      "baseline";
+  }
 
   for (const std::string& id : inputs.selected) {
     auto found = baseline.records.find(id);
@@ -191,7 +221,7 @@ RatchetResult RatchetErrors(const Baseline& baseline, const RatchetInputs& input
         {verdict == TimingVerdict::kRegressed ? "time-regressed" : "time-improved", id,
          "scored " + Ms(*scored.ranked_ms) +
              (scored.rerun_ranked_ms ? " and again " + Ms(*scored.rerun_ranked_ms) : "") +
-             "; reviewed " + Ms(timing->second.ranked_ms) + " on lane " + lane});
+             "; reviewed " + Ms(timing->second.ranked_ms) + " on lane " + lane + board});
   }
   return result;
 }

@@ -47,6 +47,10 @@ struct RatchetInputs {
   std::vector<std::string> selected;  // the record ids the run was asked to score
   std::map<std::string, ScoredRecord> scored;
   bool require_lane = false;
+  // The board the reviewed lane's timings were scored on: the device UUID in the contract of the
+  // lane's reviewed evidence ("" when unknown). A lane is a kind of board, not one board; a time
+  // outside its tolerance says so when this run's board is another.
+  std::string reviewed_board;
 };
 
 struct RatchetResult {
@@ -57,9 +61,15 @@ struct RatchetResult {
   bool timings_compared = false;  // a reviewed GPU lane
 };
 
-// The lane id and device kind of a contract ("" and "cpu" when absent).
+// The lane id, device kind and board of a contract ("", "cpu" and "" when absent; the board is
+// `observed.device_uuid`).
 std::string ContractLaneId(const Json& contract);
 std::string ContractDeviceKind(const Json& contract);
+std::string ContractBoard(const Json& contract);
+// The board of the evidence folder `path`: ContractBoard of its contract.json; "" when that cannot
+// be read (the time messages then name no board; a reviewed evidence that is missing is reported
+// on its own, as evidence-incomplete).
+std::string EvidenceBoard(const std::string& path);
 
 RatchetResult RatchetErrors(const Baseline& baseline, const RatchetInputs& inputs);
 

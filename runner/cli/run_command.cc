@@ -267,6 +267,11 @@ int Run(CommandContext& context) {
   if (session.interrupted()) return session.Interrupt();
   (void)session.WriteContract();
   inputs.contract = session.contract();
+  // The board the reviewed lane's times came from, from the contract of its reviewed evidence.
+  if (auto reviewed = baseline->lanes.find(ContractLaneId(inputs.contract));
+      reviewed != baseline->lanes.end() && !reviewed->second.evidence.empty()) {
+    inputs.reviewed_board = EvidenceBoard(Resolve(folder, reviewed->second.evidence));
+  }
 
   RatchetResult ratchet = RatchetErrors(*baseline, inputs);
   for (const std::string& note : notes) ratchet.notes.push_back(note);

@@ -269,6 +269,42 @@ TEST(Ratchet, TimesOutsideTheirToleranceUnlessARunAgainIsWithin) {
   EXPECT_EQ(Codes(RatchetErrors(Base(), inputs)), std::vector<std::string>{"time-improved:fast"});
 }
 
+// A lane holds every board of its kind: a time outside its tolerance names the board the lane
+// was reviewed on and this run's, when both are known.
+TEST(Ratchet, ATimeOutsideItsToleranceNamesTheBoards) {
+  RatchetInputs inputs = Inputs();
+  inputs.scored["fast"].ranked_ms = 11.0;
+  auto message = [&inputs] {
+    RatchetResult result = RatchetErrors(Base(), inputs);
+    return result.errors.size() == 1 ? result.errors[0].message : std::string("not one error");
+  };
+  EXPECT_EQ(message(), "scored 11.000 ms; reviewed 10.000 ms on lane gpu-lane");  // none known
+  inputs.reviewed_board = "GPU-aaaa";
+  EXPECT_EQ(message(), "scored 11.000 ms; reviewed 10.000 ms on lane gpu-lane");  // one known
+  inputs.contract["observed"]["device_uuid"] = "GPU-bbbb";
+  EXPECT_EQ(message(),
+            "scored 11.000 ms; reviewed 10.000 ms on lane gpu-lane with board GPU-aaaa; this "
+            "run's board is GPU-bbbb, another of the lane, and boards of one lane can differ by "
+            "more than the tolerance (docs/baseline.md): review the times on the board that runs "
+            "the baseline");
+  inputs.reviewed_board = "GPU-bbbb";
+  EXPECT_EQ(message(),
+            "scored 11.000 ms; reviewed 10.000 ms on lane gpu-lane, on this run's board, GPU-bbbb");
+}
+
+TEST(Ratchet, TheBoardOfAnEvidenceIsItsContractsDeviceUuid) {
+  TempDir dir;
+  EXPECT_EQ(EvidenceBoard(dir / "absent"), "");
+  ASSERT_TRUE(WriteFileAtomic(dir / "contract.json", "{not json").ok());
+  EXPECT_EQ(EvidenceBoard(dir.path()), "");
+  ASSERT_TRUE(WriteFileAtomic(dir / "contract.json", R"({"observed": {}})").ok());
+  EXPECT_EQ(EvidenceBoard(dir.path()), "");
+  ASSERT_TRUE(
+      WriteFileAtomic(dir / "contract.json", R"({"observed": {"device_uuid": "GPU-cccc"}})").ok());
+  EXPECT_EQ(EvidenceBoard(dir.path()), "GPU-cccc");
+  EXPECT_EQ(ContractBoard(Json::array()), "");
+}
+
 TEST(Ratchet, OnlyTimingRulesMakeAnOutcomeWorthScoringAgain) {
   const Expected qualified{"qualified", {}};
   EXPECT_FALSE(DiffersByTimingRulesAlone(qualified, qualified));
