@@ -3,11 +3,14 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <filesystem>
+#include <optional>
 #include <set>
 
 #include "contract/contract.h"
 #include "core/canonical_json.h"
 #include "core/file.h"
+#include "evidence/layout.h"
 #include "rules/judge.h"
 
 namespace ratchet {
@@ -90,12 +93,45 @@ std::string ContractBoard(const Json& contract) {
              : "";
 }
 
-std::string EvidenceBoard(const std::string& path) {
-  const std::string file = path + "/contract.json";
+namespace {
+
+// The contract of the evidence folder `path`, or nothing when it is not a readable JSON file.
+std::optional<Json> EvidenceContract(const std::string& path) {
+  const std::string file = path + "/" + kContractFile;
+  std::error_code error;
+  if (!std::filesystem::is_regular_file(file, error)) return std::nullopt;
   Result<std::string> text = ReadFile(file, 1 << 20);
-  if (!text.ok()) return "";
+  if (!text.ok()) return std::nullopt;
   Result<Json> contract = ParseJson(*text, file);
-  return contract.ok() ? ContractBoard(*contract) : "";
+  if (!contract.ok()) return std::nullopt;
+  return *contract;
+}
+
+std::string InFolder(const std::string& folder, const std::string& path) {
+  if (path.empty() || path[0] == '/') return path;
+  return folder.empty() || folder == "." ? path : folder + "/" + path;
+}
+
+}  // namespace
+
+std::string EvidenceBoard(const std::string& path) {
+  std::optional<Json> contract = EvidenceContract(path);
+  return contract ? ContractBoard(*contract) : "";
+}
+
+std::string ReviewedBoard(const Baseline& baseline, const std::string& folder,
+                          const std::string& lane, const std::string& record) {
+  // A record promoted again on a lane already reviewed has its time and evidence from then; the
+  // lane keeps the evidence of its first review.
+  auto reviewed = baseline.records.find(record);
+  if (reviewed != baseline.records.end() && reviewed->second.evidence) {
+    std::optional<Json> contract =
+        EvidenceContract(InFolder(folder, reviewed->second.evidence->path));
+    if (contract && ContractLaneId(*contract) == lane) return ContractBoard(*contract);
+  }
+  auto reviewed_lane = baseline.lanes.find(lane);
+  if (reviewed_lane == baseline.lanes.end() || reviewed_lane->second.evidence.empty()) return "";
+  return EvidenceBoard(InFolder(folder, reviewed_lane->second.evidence));
 }
 
 RatchetResult RatchetErrors(const Baseline& baseline, const RatchetInputs& inputs) {
@@ -143,15 +179,15 @@ RatchetResult RatchetErrors(const Baseline& baseline, const RatchetInputs& input
   result.timings_compared = result.lane_reviewed && gpu;
   // Which boards a time outside its tolerance compares: a lane holds every board of its kind.
   const std::string this_board = ContractBoard(inputs.contract);
-  std::string board;
-  if (!inputs.reviewed_board.empty() && !this_board.empty()) {
-    board = inputs.reviewed_board == this_board
-                ? ", on this run's board, " + this_board
-                : " with board " + inputs.reviewed_board + "; this run's board is " + this_board +
-                      ", another of the lane, and boards of one lane can differ by more than the "
-                      "tolerance (docs/baseline.md): review the times on the board that runs the "
-                      "baseline";
-  }
+  auto boards = [&](const std::string& id) -> std::string {
+    auto reviewed = inputs.reviewed_boards.find(id);
+    if (reviewed == inputs.reviewed_boards.end() || reviewed->second.empty() || this_board.empty())
+      return "";
+    if (reviewed->second == this_board) return ", on the same board, " + this_board;
+    return " with board " + reviewed->second + "; this run's board is " + this_board +
+           ", another board of the same lane, and boards of one lane can differ by more than the "
+           "tolerance (docs/baseline.md): review the times on the board that runs the baseline";
+  };
 
   for (const std::string& id : inputs.selected) {
     auto found = baseline.records.find(id);
@@ -221,7 +257,7 @@ RatchetResult RatchetErrors(const Baseline& baseline, const RatchetInputs& input
         {verdict == TimingVerdict::kRegressed ? "time-regressed" : "time-improved", id,
          "scored " + Ms(*scored.ranked_ms) +
              (scored.rerun_ranked_ms ? " and again " + Ms(*scored.rerun_ranked_ms) : "") +
-             "; reviewed " + Ms(timing->second.ranked_ms) + " on lane " + lane + board});
+             "; reviewed " + Ms(timing->second.ranked_ms) + " on lane " + lane + boards(id)});
   }
   return result;
 }

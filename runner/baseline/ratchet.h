@@ -47,10 +47,10 @@ struct RatchetInputs {
   std::vector<std::string> selected;  // the record ids the run was asked to score
   std::map<std::string, ScoredRecord> scored;
   bool require_lane = false;
-  // The board the reviewed lane's timings were scored on: the device UUID in the contract of the
-  // lane's reviewed evidence ("" when unknown). A lane is a kind of board, not one board; a time
-  // outside its tolerance says so when this run's board is another.
-  std::string reviewed_board;
+  // Per record, the board its reviewed time on this run's lane was scored on (ReviewedBoard; ""
+  // or absent when unknown). A lane is a kind of board, not one board: a time outside its
+  // tolerance names both boards when they differ.
+  std::map<std::string, std::string> reviewed_boards;
 };
 
 struct RatchetResult {
@@ -66,10 +66,15 @@ struct RatchetResult {
 std::string ContractLaneId(const Json& contract);
 std::string ContractDeviceKind(const Json& contract);
 std::string ContractBoard(const Json& contract);
-// The board of the evidence folder `path`: ContractBoard of its contract.json; "" when that cannot
-// be read (the time messages then name no board; a reviewed evidence that is missing is reported
-// on its own, as evidence-incomplete).
+// The board of the evidence folder `path`: ContractBoard of its contract.json; "" when that is not
+// a readable JSON file (the time messages then name no board).
 std::string EvidenceBoard(const std::string& path);
+// The board `record`'s reviewed time on `lane` was scored on: that of the record's reviewed
+// evidence when its contract is of `lane` (a record promoted again on a reviewed lane), else that
+// of the lane's reviewed evidence; "" when neither is known. Relative paths are from `folder`,
+// the baseline's.
+std::string ReviewedBoard(const Baseline& baseline, const std::string& folder,
+                          const std::string& lane, const std::string& record);
 
 RatchetResult RatchetErrors(const Baseline& baseline, const RatchetInputs& inputs);
 

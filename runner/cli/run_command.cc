@@ -267,10 +267,10 @@ int Run(CommandContext& context) {
   if (session.interrupted()) return session.Interrupt();
   (void)session.WriteContract();
   inputs.contract = session.contract();
-  // The board the reviewed lane's times came from, from the contract of its reviewed evidence.
-  if (auto reviewed = baseline->lanes.find(ContractLaneId(inputs.contract));
-      reviewed != baseline->lanes.end() && !reviewed->second.evidence.empty()) {
-    inputs.reviewed_board = EvidenceBoard(Resolve(folder, reviewed->second.evidence));
+  // The boards the reviewed times came from, for the messages of times outside their tolerance.
+  for (const std::string& id : inputs.selected) {
+    inputs.reviewed_boards[id] =
+        ReviewedBoard(*baseline, folder, ContractLaneId(inputs.contract), id);
   }
 
   RatchetResult ratchet = RatchetErrors(*baseline, inputs);

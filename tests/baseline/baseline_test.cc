@@ -269,8 +269,8 @@ TEST(Ratchet, TimesOutsideTheirToleranceUnlessARunAgainIsWithin) {
   EXPECT_EQ(Codes(RatchetErrors(Base(), inputs)), std::vector<std::string>{"time-improved:fast"});
 }
 
-// A lane holds every board of its kind: a time outside its tolerance names the board the lane
-// was reviewed on and this run's, when both are known.
+// A lane holds every board of its kind: a time outside its tolerance names the board its reviewed
+// time was scored on and this run's, when both are known.
 TEST(Ratchet, ATimeOutsideItsToleranceNamesTheBoards) {
   RatchetInputs inputs = Inputs();
   inputs.scored["fast"].ranked_ms = 11.0;
@@ -278,23 +278,51 @@ TEST(Ratchet, ATimeOutsideItsToleranceNamesTheBoards) {
     RatchetResult result = RatchetErrors(Base(), inputs);
     return result.errors.size() == 1 ? result.errors[0].message : std::string("not one error");
   };
-  EXPECT_EQ(message(), "scored 11.000 ms; reviewed 10.000 ms on lane gpu-lane");  // none known
-  inputs.reviewed_board = "GPU-aaaa";
-  EXPECT_EQ(message(), "scored 11.000 ms; reviewed 10.000 ms on lane gpu-lane");  // one known
+  const std::string plain = "scored 11.000 ms; reviewed 10.000 ms on lane gpu-lane";
+  EXPECT_EQ(message(), plain);  // neither board known
+  inputs.reviewed_boards["fast"] = "GPU-aaaa";
+  EXPECT_EQ(message(), plain);  // the reviewed one alone
   inputs.contract["observed"]["device_uuid"] = "GPU-bbbb";
-  EXPECT_EQ(message(),
-            "scored 11.000 ms; reviewed 10.000 ms on lane gpu-lane with board GPU-aaaa; this "
-            "run's board is GPU-bbbb, another of the lane, and boards of one lane can differ by "
-            "more than the tolerance (docs/baseline.md): review the times on the board that runs "
-            "the baseline");
-  inputs.reviewed_board = "GPU-bbbb";
-  EXPECT_EQ(message(),
-            "scored 11.000 ms; reviewed 10.000 ms on lane gpu-lane, on this run's board, GPU-bbbb");
+  EXPECT_EQ(message(), plain +
+                           " with board GPU-aaaa; this run's board is GPU-bbbb, another board of "
+                           "the same lane, and boards of one lane can differ by more than the "
+                           "tolerance (docs/baseline.md): review the times on the board that runs "
+                           "the baseline");
+  inputs.reviewed_boards["fast"] = "GPU-bbbb";
+  EXPECT_EQ(message(), plain + ", on the same board, GPU-bbbb");
+  inputs.reviewed_boards.erase("fast");
+  EXPECT_EQ(message(), plain);  // this run's alone
+}
+
+TEST(Ratchet, TheReviewedBoardIsTheRecordsEvidencesOnThisLaneElseTheLanes) {
+  TempDir dir;
+  auto evidence = [&dir](const std::string& name, const std::string& lane,
+                         const std::string& board) {
+    std::filesystem::create_directories(dir / name);
+    Json contract = {{"lane", {{"id", lane}}}, {"observed", {{"device_uuid", board}}}};
+    ASSERT_TRUE(WriteFileAtomic(dir / name + "/contract.json", contract.dump()).ok());
+  };
+  evidence("first", "gpu-lane", "GPU-first");
+  evidence("again", "gpu-lane", "GPU-again");
+  evidence("cpu", "cpu-lane", "");
+  Baseline base = Base();
+  base.lanes["gpu-lane"].evidence = "first";
+  EXPECT_EQ(ReviewedBoard(base, dir.path(), "gpu-lane", "fast"), "GPU-first");  // no evidence
+  base.records["fast"].evidence = EvidenceRef{"again", kHash};
+  EXPECT_EQ(ReviewedBoard(base, dir.path(), "gpu-lane", "fast"), "GPU-again");  // promoted again
+  base.records["fast"].evidence = EvidenceRef{dir / "cpu", kHash};              // absolute
+  EXPECT_EQ(ReviewedBoard(base, dir.path(), "gpu-lane", "fast"), "GPU-first");  // another lane's
+  EXPECT_EQ(ReviewedBoard(base, dir.path(), "other-lane", "fast"), "");
+  EXPECT_EQ(ReviewedBoard(base, dir.path(), "gpu-lane", "absent"), "GPU-first");
+  base.lanes["gpu-lane"].evidence = "missing";
+  EXPECT_EQ(ReviewedBoard(base, dir.path(), "gpu-lane", "slow"), "");
 }
 
 TEST(Ratchet, TheBoardOfAnEvidenceIsItsContractsDeviceUuid) {
   TempDir dir;
   EXPECT_EQ(EvidenceBoard(dir / "absent"), "");
+  std::filesystem::create_directories(dir / "folder/contract.json");
+  EXPECT_EQ(EvidenceBoard(dir / "folder"), "");  // not a file
   ASSERT_TRUE(WriteFileAtomic(dir / "contract.json", "{not json").ok());
   EXPECT_EQ(EvidenceBoard(dir.path()), "");
   ASSERT_TRUE(WriteFileAtomic(dir / "contract.json", R"({"observed": {}})").ok());
