@@ -203,6 +203,11 @@ Result<BaselineRecord> ParseRecord(const std::string& id, const Json& json,
           return value.status();
         }
         timing.absolute_ms = *value;
+        if (lane.Find("board") != nullptr) {
+          Result<std::string> board = lane.String("board", true, true);
+          if (!board.ok()) return board.status();
+          timing.board = *board;
+        }
         record.timing[it.key()] = timing;
       } else {
         LaneEnergy energy;
@@ -267,6 +272,7 @@ Json RecordJson(const BaselineRecord& record) {
       timing[lane] = {{"ranked_ms", value.ranked_ms},
                       {"relative", value.relative},
                       {"absolute_ms", value.absolute_ms}};
+      if (!value.board.empty()) timing[lane]["board"] = value.board;
     }
   }
   if (!record.energy.empty()) {

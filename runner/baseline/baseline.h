@@ -26,6 +26,9 @@ struct LaneTiming {
   double ranked_ms = 0;
   double relative = 0.05;
   double absolute_ms = 0.1;
+  // The board ranked_ms was scored on (the evidence's `observed.device_uuid`), written by
+  // `ratchet promote`; "" when unknown (a baseline promoted before it was kept).
+  std::string board;
 };
 
 struct LaneEnergy {

@@ -121,9 +121,15 @@ std::string EvidenceBoard(const std::string& path) {
 
 std::string ReviewedBoard(const Baseline& baseline, const std::string& folder,
                           const std::string& lane, const std::string& record) {
-  // A record promoted again on a lane already reviewed has its time and evidence from then; the
-  // lane keeps the evidence of its first review.
   auto reviewed = baseline.records.find(record);
+  if (reviewed != baseline.records.end()) {
+    auto timing = reviewed->second.timing.find(lane);
+    if (timing != reviewed->second.timing.end() && !timing->second.board.empty())
+      return timing->second.board;
+  }
+  // A baseline promoted before the board was kept with the time. A record promoted again on a
+  // lane already reviewed has its time and evidence from then; the lane keeps the evidence of
+  // its first review.
   if (reviewed != baseline.records.end() && reviewed->second.evidence) {
     std::optional<Json> contract =
         EvidenceContract(InFolder(folder, reviewed->second.evidence->path));

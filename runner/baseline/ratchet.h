@@ -69,10 +69,10 @@ std::string ContractBoard(const Json& contract);
 // The board of the evidence folder `path`: ContractBoard of its contract.json; "" when that is not
 // a readable JSON file (the time messages then name no board).
 std::string EvidenceBoard(const std::string& path);
-// The board `record`'s reviewed time on `lane` was scored on: that of the record's reviewed
-// evidence when its contract is of `lane` (a record promoted again on a reviewed lane), else that
-// of the lane's reviewed evidence; "" when neither is known. Relative paths are from `folder`,
-// the baseline's.
+// The board `record`'s reviewed time on `lane` was scored on: the one `ratchet promote` kept with
+// that time; for a baseline promoted before it did, that of the record's reviewed evidence when
+// its contract is of `lane` (a record promoted again on a reviewed lane), else that of the lane's
+// reviewed evidence; "" when none is known. Relative paths are from `folder`, the baseline's.
 std::string ReviewedBoard(const Baseline& baseline, const std::string& folder,
                           const std::string& lane, const std::string& record);
 

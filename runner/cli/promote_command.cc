@@ -304,6 +304,7 @@ int Run(CommandContext& context) {
     if (gpu && ranked.is_number()) {
       LaneTiming timing = record.timing.count(lane) ? record.timing[lane] : LaneTiming{};
       timing.ranked_ms = ranked.get<double>();
+      timing.board = ContractBoard(contract);  // the board this time was scored on
       record.timing[lane] = timing;
     } else if (outcome.status != "qualified") {
       record.timing.erase(lane);

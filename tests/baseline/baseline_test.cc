@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <set>
 #include <string>
+#include <tuple>
 
 #include "baseline/ratchet.h"
 #include "core/file.h"
@@ -152,6 +153,27 @@ TEST(BaselineFormat, ErrorsNameTheRecordAndTheFieldPath) {
   Status not_json = ParseBaseline("{\"schema\": ", "records.json").status();
   EXPECT_EQ(not_json.code(), Status::Code::kBadInput);
   EXPECT_NE(not_json.message().find("records.json"), std::string::npos) << not_json.message();
+}
+
+TEST(BaselineFormat, TheBoardOfAReviewedTimeIsKeptWhenKnown) {
+  Json doc = BaselineDoc();
+  Result<Baseline> without = ParseBaseline(doc.dump(), "records.json");
+  ASSERT_TRUE(without.ok()) << without.status().message();
+  EXPECT_EQ(without->records.at("fast").timing.at("gpu-lane").board, "");
+  EXPECT_EQ(BaselineText(*without)->find("\"board\""), std::string::npos);  // none written
+
+  doc["records"]["fast"]["timing"]["gpu-lane"]["board"] = "GPU-kept";
+  Result<Baseline> with = ParseBaseline(doc.dump(), "records.json");
+  ASSERT_TRUE(with.ok()) << with.status().message();
+  EXPECT_EQ(with->records.at("fast").timing.at("gpu-lane").board, "GPU-kept");
+  Result<Baseline> again = ParseBaseline(*BaselineText(*with), "records.json");
+  ASSERT_TRUE(again.ok()) << again.status().message();
+  EXPECT_EQ(again->records.at("fast").timing.at("gpu-lane").board, "GPU-kept");
+
+  doc["records"]["fast"]["timing"]["gpu-lane"]["board"] = "";
+  ExpectError(doc, "records.fast.timing.gpu-lane.board\": must not be empty");
+  doc["records"]["fast"]["timing"]["gpu-lane"]["board"] = 7;
+  ExpectError(doc, "records.fast.timing.gpu-lane.board\": must be a string");
 }
 
 TEST(BaselineFormat, LoadNamesAMissingFile) {
@@ -316,6 +338,28 @@ TEST(Ratchet, TheReviewedBoardIsTheRecordsEvidencesOnThisLaneElseTheLanes) {
   EXPECT_EQ(ReviewedBoard(base, dir.path(), "gpu-lane", "absent"), "GPU-first");
   base.lanes["gpu-lane"].evidence = "missing";
   EXPECT_EQ(ReviewedBoard(base, dir.path(), "gpu-lane", "slow"), "");
+}
+
+TEST(Ratchet, TheBoardKeptWithAReviewedTimeComesFirst) {
+  TempDir dir;
+  for (const auto& [name, lane, board] :
+       {std::tuple{"first", "gpu-lane", "GPU-first"}, std::tuple{"cpu", "cpu-lane", ""}}) {
+    std::filesystem::create_directories(dir / name);
+    Json contract = {{"lane", {{"id", lane}}}, {"observed", {{"device_uuid", board}}}};
+    ASSERT_TRUE(WriteFileAtomic(dir / name + "/contract.json", contract.dump()).ok());
+  }
+  // Reviewed on the lane from its first evidence, promoted again there from another board's,
+  // then promoted on a CPU lane: the record's evidence is now the CPU run's, and only the board
+  // kept with the time says where that time came from.
+  Baseline base = Base();
+  base.lanes["gpu-lane"].evidence = "first";
+  base.records["fast"].evidence = EvidenceRef{"cpu", kHash};
+  EXPECT_EQ(ReviewedBoard(base, dir.path(), "gpu-lane", "fast"), "GPU-first");  // not kept
+  base.records["fast"].timing["gpu-lane"].board = "GPU-again";
+  EXPECT_EQ(ReviewedBoard(base, dir.path(), "gpu-lane", "fast"), "GPU-again");
+  EXPECT_EQ(ReviewedBoard(base, dir.path(), "other-lane", "fast"), "");  // another lane's time
+  base.lanes["gpu-lane"].evidence = "missing";
+  EXPECT_EQ(ReviewedBoard(base, dir.path(), "gpu-lane", "fast"), "GPU-again");
 }
 
 TEST(Ratchet, TheBoardOfAnEvidenceIsItsContractsDeviceUuid) {
