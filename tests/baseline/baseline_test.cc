@@ -357,6 +357,10 @@ TEST(Ratchet, TheBoardKeptWithAReviewedTimeComesFirst) {
   EXPECT_EQ(ReviewedBoard(base, dir.path(), "gpu-lane", "fast"), "GPU-first");  // not kept
   base.records["fast"].timing["gpu-lane"].board = "GPU-again";
   EXPECT_EQ(ReviewedBoard(base, dir.path(), "gpu-lane", "fast"), "GPU-again");
+  // Promoted again on the lane with no time (a null ranked_ms) from another board's evidence: the
+  // time and its board are the earlier ones.
+  base.records["fast"].evidence = EvidenceRef{"first", kHash};
+  EXPECT_EQ(ReviewedBoard(base, dir.path(), "gpu-lane", "fast"), "GPU-again");
   EXPECT_EQ(ReviewedBoard(base, dir.path(), "other-lane", "fast"), "");  // another lane's time
   base.lanes["gpu-lane"].evidence = "missing";
   EXPECT_EQ(ReviewedBoard(base, dir.path(), "gpu-lane", "fast"), "GPU-again");
@@ -432,7 +436,7 @@ TEST(Ratchet, CpuAndUnreviewedLanesCompareOutcomesOnly) {
 }
 
 TEST(Ratchet, CompareTimingUsesTheLargerOfTheTwoTolerances) {
-  LaneTiming timing{1.0, 0.05, 0.1};
+  LaneTiming timing{1.0, 0.05, 0.1, ""};
   EXPECT_EQ(CompareTiming(timing, 1.09), TimingVerdict::kWithin);  // absolute 0.1 ms wins
   EXPECT_EQ(CompareTiming(timing, 1.11), TimingVerdict::kRegressed);
   EXPECT_EQ(CompareTiming(timing, 0.89), TimingVerdict::kImproved);
