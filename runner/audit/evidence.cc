@@ -7,6 +7,7 @@
 #include "audit/fields.h"
 #include "audit/numbers.h"
 #include "core/file.h"
+#include "data/registry.h"
 #include "evidence/layout.h"
 #include "evidence/reader.h"
 #include "rules/judge.h"
@@ -304,6 +305,35 @@ Status AuditEvidence(const std::string& dir, const EvidenceAuditOptions& options
     } else if (!kind.is_string()) {
       result->Breaks(std::string(kContractFile) + ": lane.device.kind",
                      "missing: the lane's device is not recorded");
+    } else if (kind != Json("cuda")) {
+      result->Breaks(std::string(kContractFile) + ": lane.device.kind",
+                     JsonShown(kind) + ": not a device ratchet scores on (cpu or cuda)");
+    }
+    // The datasets the calls were drawn from must be the ones ratchet knows: with other files
+    // locked, no audit could re-count a label against the real draws.
+    const Json datasets = locked != nullptr ? locked->value("datasets", Json()) : Json();
+    if (datasets.is_object()) {
+      for (const auto& [name, entry] : datasets.items()) {
+        if (entry.is_null()) continue;  // not there when the run was scored
+        const std::string where = std::string(kContractFile) + ": locked.datasets." + name;
+        const DatasetSpec* spec = FindDataset(name);
+        if (spec == nullptr) {
+          result->Breaks(where, "not a dataset ratchet knows (" + DatasetNames() + ")");
+          continue;
+        }
+        const std::pair<const char*, const IdxIdentity*> files[] = {
+            {"images_sha256", &spec->images}, {"labels_sha256", &spec->labels}};
+        for (const auto& [field, identity] : files) {
+          if (identity->sha256.empty()) continue;  // pinned by another hash: nothing to compare
+          const Json value = entry.is_object() ? entry.value(field, Json()) : Json();
+          if (value != Json(identity->sha256)) {
+            result->Breaks(where + "." + field,
+                           JsonShown(value) + ", but the " + name + " ratchet knows has " +
+                               identity->sha256 +
+                               ": the calls were not drawn from the known dataset");
+          }
+        }
+      }
     }
   }
   const Json& report = summary->report;
@@ -322,6 +352,27 @@ Status AuditEvidence(const std::string& dir, const EvidenceAuditOptions& options
     return Status::Ok();
   }
   std::optional<std::string> sandbox = reader.String(report, "", "sandbox");
+  const Json observed =
+      summary->contract.is_object() ? summary->contract.value("observed", Json()) : Json();
+  const Json observed_sandbox = observed.is_object() ? observed.value("sandbox", Json()) : Json();
+  if (sandbox && observed_sandbox.is_string() &&
+      (*sandbox == "full") != (observed_sandbox.get<std::string>() == "full")) {
+    result->Breaks(std::string(kReportFile) + ": sandbox",
+                   Quoted(*sandbox) + ", but contract.json's observed.sandbox is " +
+                       Quoted(observed_sandbox.get<std::string>()));
+  }
+  // The rule set `ratchet run` names in the report is the one the contract locks.
+  const Json ratchet_part = report.value("ratchet", Json());
+  const Json run_rules = ratchet_part.is_object() ? ratchet_part.value("rule_set", Json()) : Json();
+  const Json locked_part =
+      summary->contract.is_object() ? summary->contract.value("locked", Json()) : Json();
+  const Json locked_rules = locked_part.is_object() ? locked_part.value("rules", Json()) : Json();
+  const Json locked_id = locked_rules.is_object() ? locked_rules.value("id", Json()) : Json();
+  if (run_rules.is_object() && run_rules.value("id", Json()) != locked_id) {
+    result->Breaks(std::string(kReportFile) + ": ratchet.rule_set.id",
+                   JsonShown(run_rules.value("id", Json())) +
+                       ", but contract.json locks the rule set " + JsonShown(locked_id));
+  }
   if (sandbox && *sandbox != "full") {
     result->NotOfficial(std::string(kReportFile) + ": sandbox",
                         Quoted(*sandbox) + ": the workers ran without the full sandbox",
@@ -379,6 +430,19 @@ Status AuditEvidence(const std::string& dir, const EvidenceAuditOptions& options
     const std::string id = rest.substr(0, rest.find('/'));
     if (!records->contains(id) && unlisted.insert(id).second) {
       result->Breaks(records_prefix + id, "a record folder report.json does not list");
+    }
+  }
+  // Nothing at the top but what a run writes there.
+  static const std::set<std::string> kTopLevel = {kManifestFile, kStatusFile,     kContractFile,
+                                                  kReportFile,   kSeedCommitFile, kSeedRevealFile,
+                                                  kRecordsFolder};
+  for (const auto& [item_path, item] : context.items) {
+    if (item_path.find('/') == std::string::npos && kTopLevel.count(item_path) == 0) {
+      result->Breaks(item_path, "not part of a run's evidence: a run writes only " +
+                                    std::string(kContractFile) + ", " + kReportFile + ", " +
+                                    kSeedCommitFile + ", " + kSeedRevealFile + ", " + kStatusFile +
+                                    ", " + kManifestFile + " and " + kRecordsFolder +
+                                    "/ at the top");
     }
   }
   if (record_count == 0 && summary->status == kStatusComplete) {

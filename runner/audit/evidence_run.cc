@@ -1,6 +1,7 @@
 #include "audit/evidence_run.h"
 
 #include <algorithm>
+#include <cmath>
 #include <set>
 
 #include "audit/energy.h"
@@ -315,6 +316,17 @@ Result<RunOutcomeFacts> AuditRun(EvidenceContext& context, const RecordFacts& re
                                      std::to_string(rules.calls.mnist_calls) + " " +
                                      rules.datasets.mnist + ")");
     }
+    for (size_t i = 0; i < plain.size(); ++i) {
+      const Call& c = plain[i];
+      const std::pair<const char*, double> times[] = {
+          {"ms", c.ms}, {"parent_ms", c.parent_ms}, {"overhead_ms", c.overhead_ms}};
+      for (const auto& [field, value] : times) {
+        if (std::signbit(value)) {  // -0.0 too: no clock ratchet reads gives it
+          result->Breaks(calls_file + ": calls[" + std::to_string(i) + "]." + field,
+                         ExactNumber(value) + ": a time is never negative");
+        }
+      }
+    }
     Result<Judgement> judgement = Judge(plain, record.band_bp, rules);
     if (!judgement.ok()) {
       result->Breaks(calls_file, "cannot be judged: " + judgement.status().message());
@@ -563,6 +575,26 @@ Result<RunOutcomeFacts> AuditRun(EvidenceContext& context, const RecordFacts& re
       std::vector<double> mnist_ms;
       for (const RunCall& c : *calls) {
         if (c.call.dataset == rules.datasets.mnist) mnist_ms.push_back(c.call.ms);
+      }
+      // The band is the one of the board the contract names, not of a name energy.json gives.
+      const Json lane =
+          context.contract.is_object() ? context.contract.value("lane", Json()) : Json();
+      const Json device = lane.is_object() ? lane.value("device", Json()) : Json();
+      const Json measured = energy->is_object() ? energy->value("device", Json()) : Json();
+      const Json measured_name = measured.is_object() ? measured.value("name", Json()) : Json();
+      if (device.is_object() && measured_name != device.value("name", Json())) {
+        result->Breaks(energy_file + ": device.name",
+                       JsonShown(measured_name) + ", but contract.json's lane.device.name is " +
+                           JsonShown(device.value("name", Json())));
+      }
+      const Json observed =
+          context.contract.is_object() ? context.contract.value("observed", Json()) : Json();
+      const Json board = observed.is_object() ? observed.value("device_uuid", Json()) : Json();
+      const Json measured_board = measured.is_object() ? measured.value("uuid", Json()) : Json();
+      if (board.is_string() && !measured_board.is_null() && measured_board != board) {
+        result->Breaks(energy_file + ": device.uuid",
+                       JsonShown(measured_board) +
+                           ", but contract.json's observed.device_uuid is " + JsonShown(board));
       }
       FieldReader energy_reader(energy_file, result);
       if (AuditEnergy(*energy, "", energy_reader, Median(mnist_ms), record.band_bp, rules)) {

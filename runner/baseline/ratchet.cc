@@ -35,14 +35,14 @@ std::string ValueText(const std::optional<Json>& value) {
   return text.size() > 80 ? text.substr(0, 77) + "..." : text;
 }
 
-bool Unreviewed(const std::string& reason) {
+}  // namespace
+
+bool UnreviewedReason(const std::string& reason) {
   std::string trimmed = reason;
   trimmed.erase(0, trimmed.find_first_not_of(" \t\n"));
   trimmed.erase(trimmed.find_last_not_of(" \t\n") + 1);
   return trimmed.empty() || trimmed == "UNREVIEWED";
 }
-
-}  // namespace
 
 bool DiffersByTimingRulesAlone(const Expected& a, const Expected& b) {
   if (a == b) return false;
@@ -216,7 +216,7 @@ RatchetResult RatchetErrors(const Baseline& baseline, const RatchetInputs& input
                                    OutcomeText(scored.outcome) + ": promote it"});
       continue;
     }
-    if (record.expected->status != "qualified" && Unreviewed(record.reason)) {
+    if (record.expected->status != "qualified" && UnreviewedReason(record.reason)) {
       result.errors.push_back(
           {"nonpass-unreviewed", id,
            "expected " + OutcomeText(*record.expected) + " without a reviewed reason"});

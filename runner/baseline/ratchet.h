@@ -38,6 +38,10 @@ struct ScoredRecord {
 // break by chance, so that `ratchet run --baseline` scores such a record once more.
 bool DiffersByTimingRulesAlone(const Expected& a, const Expected& b);
 
+// True when `reason` says nobody reviewed the outcome: empty, blank or "UNREVIEWED" (the rule
+// `nonpass-unreviewed`, docs/baseline.md).
+bool UnreviewedReason(const std::string& reason);
+
 enum class TimingVerdict { kWithin, kRegressed, kImproved };
 TimingVerdict CompareTiming(const LaneTiming& reviewed, double ranked_ms);
 

@@ -4,6 +4,7 @@
 
 #include <map>
 #include <set>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -31,15 +32,17 @@ const char kPromoteUsage[] =
     "Writes the outcomes (and, on a GPU lane, the times, each with the board it was scored on)\n"
     "that the evidence DIR holds into the baseline FILE as reviewed. DIR must be complete, its\n"
     "manifest must verify, and it must come from `ratchet run --baseline FILE` against the\n"
-    "baseline as it is now. A run whose contract differs from the baseline's adopts its contract\n"
-    "only when every record is promoted in the same step. Evidence outside the baseline's folder\n"
-    "is copied to <its folder>/evidence/. The baseline is replaced atomically.\n"
+    "baseline as it is now. A record the run scored twice is promoted with its second scoring,\n"
+    "the one the run compared. A record whose bytes changed loses its times on other lanes.\n"
+    "A run whose contract differs from the baseline's adopts its contract only when every\n"
+    "record is promoted in the same step. Evidence outside the baseline's folder is copied to\n"
+    "<its folder>/evidence/. The baseline is replaced atomically.\n"
     "\n"
     "  --baseline FILE  the baseline (records.json)\n"
     "  --evidence DIR   the evidence directory of a `ratchet run --baseline FILE`\n"
     "  --record ID      promote this record (repeatable)\n"
     "  --all-changed    promote every record the run found different from the baseline\n"
-    "  --reason TEXT    why the new outcomes are right (required)\n"
+    "  --reason TEXT    why the new outcomes are right (required; not UNREVIEWED)\n"
     "  --reviewer NAME  who reviewed them (default: user.name <user.email> of the git repository\n"
     "                   that holds the baseline)\n"
     "\n"
@@ -136,18 +139,19 @@ Status CopyEvidence(const std::string& source, const std::vector<ManifestEntry>&
       return written;
     }
   }
-  RATCHET_RETURN_IF_ERROR(fresh->Commit());
-  // Every file checked against the manifest again: a file that changed since the source was
-  // verified is found here.
-  std::vector<EvidenceFinding> findings = VerifyManifest(target);
-  Result<std::string> copied = ManifestSha256(target);
-  if (!copied.ok()) return copied.status();
-  if (*copied != manifest_sha256 || !findings.empty()) {
+  // Every file checked against the manifest again before the copy takes its name: a file that
+  // changed since the source was verified is found here, and no copy that does not verify is left
+  // where the baseline would name it.
+  std::vector<EvidenceFinding> findings = VerifyManifest(fresh->partial_path());
+  Result<std::string> copied = ManifestSha256(fresh->partial_path());
+  if (!copied.ok() || *copied != manifest_sha256 || !findings.empty()) {
+    fresh->Abandon();
+    if (!copied.ok()) return copied.status();
     return Status::Internal(
-        "the copy of " + source + " in " + target + " does not verify" +
+        "the copy of " + source + " for " + target + " does not verify, so it was removed" +
         (findings.empty() ? "" : ": " + findings.front().file + ": " + findings.front().problem));
   }
-  return Status::Ok();
+  return fresh->Commit();
 }
 
 int Run(CommandContext& context) {
@@ -170,13 +174,23 @@ int Run(CommandContext& context) {
     return fail(
         Status::Usage("name the baseline and the evidence: --baseline FILE --evidence DIR"));
   }
-  if (args->Has("record") == args->Has("all-changed")) {
+  if (args->Has("record") && args->Has("all-changed")) {
+    return fail(Status::Usage(
+        "give either --record ID ... or --all-changed, not both: --all-changed already promotes "
+        "every record the run found different"));
+  }
+  if (!args->Has("record") && !args->Has("all-changed")) {
     return fail(
         Status::Usage("name the records to promote (--record ID ...) or give --all-changed"));
   }
   std::string reason = args->Get("reason").value_or("");
   if (reason.find_first_not_of(" \t\n") == std::string::npos) {
     return fail(Status::Usage("promote needs --reason TEXT: why the new outcomes are right"));
+  }
+  if (UnreviewedReason(reason)) {
+    return fail(Status::Usage(
+        "--reason UNREVIEWED marks an outcome nobody reviewed (docs/baseline.md), which promote "
+        "never writes: give why the new outcomes are right"));
   }
   const std::string baseline_path = *args->Get("baseline");
   const std::string evidence_path = *args->Get("evidence");
@@ -214,7 +228,12 @@ int Run(CommandContext& context) {
                                                  "\"ratchet.errors\" an array"));
   }
 
-  const bool new_contract = ratchet.value("contract_changed", false) == true;
+  const Json contract_changed = ratchet.value("contract_changed", Json(false));
+  if (!contract_changed.is_boolean()) {
+    return fail(Status::BadInput(
+        evidence_path + "/report.json: \"ratchet.contract_changed\" must be true or false"));
+  }
+  const bool new_contract = contract_changed.get<bool>();
   std::set<std::string> ids;
   if (args->Has("all-changed")) {
     for (const Json& error : errors) {
@@ -276,15 +295,26 @@ int Run(CommandContext& context) {
   const std::string relative =
       inside ? source.substr(home.size() + 1) : "evidence/" + BaseName(source);
 
-  // The new baseline is made and checked whole before anything is written or copied.
+  // The new baseline is made and checked whole before anything is written or copied; what it
+  // did is said once it is written.
+  std::ostringstream promoted;
   for (const std::string& id : ids) {
     BaselineRecord& record = baseline->records[id];
-    const Json& scored = records[id];
-    const std::string where = evidence_path + "/report.json: records." + id;
+    const Json& first = records[id];
+    std::string where = evidence_path + "/report.json: records." + id;
+    const Json sha256 = first.is_object() ? first.value("sha256", Json()) : Json();
+    // A record scored once more (its outcome differed from the reviewed one by timing rules
+    // alone, or its time fell outside the tolerance) was held to that second scoring, under
+    // `rerun`: that is the outcome and the time promoted.
+    const Json rerun = first.is_object() ? first.value("rerun", Json()) : Json();
+    if (!rerun.is_null() && !rerun.is_object()) {
+      return fail(Status::BadInput(where + ".rerun: not a scoring as `ratchet run` writes it"));
+    }
+    const Json& scored = rerun.is_object() ? rerun : first;
+    if (rerun.is_object()) where += ".rerun";
     const Json outcome_json = scored.is_object() ? scored.value("outcome", Json()) : Json();
     const Json status = outcome_json.is_object() ? outcome_json.value("status", Json()) : Json();
     const Json broken = outcome_json.is_object() ? outcome_json.value("broken", Json()) : Json();
-    const Json sha256 = scored.is_object() ? scored.value("sha256", Json()) : Json();
     const Json ranked = scored.is_object() ? scored.value("ranked_ms", Json()) : Json();
     if (!status.is_string() || !broken.is_array() || !sha256.is_string() ||
         !(ranked.is_null() || ranked.is_number())) {
@@ -300,6 +330,18 @@ int Run(CommandContext& context) {
       outcome.broken.push_back(rule.get<std::string>());
     }
     record.expected = outcome;
+    if (!record.sha256.empty() && record.sha256 != sha256.get<std::string>()) {
+      // Times reviewed on other lanes were scored on other bytes: none of them stands for these.
+      for (auto it = record.timing.begin(); it != record.timing.end();) {
+        if (gpu && it->first == lane) {
+          ++it;
+          continue;
+        }
+        promoted << "dropped " << id << "'s time on lane " << it->first
+                 << ": it was scored on other bytes of the submission\n";
+        it = record.timing.erase(it);
+      }
+    }
     record.sha256 = sha256.get<std::string>();
     if (gpu && ranked.is_number()) {
       LaneTiming timing = record.timing.count(lane) ? record.timing[lane] : LaneTiming{};
@@ -314,24 +356,25 @@ int Run(CommandContext& context) {
     record.reviewed_commit = git->commit;
     record.reviewed_clean = git->clean;
     record.evidence = EvidenceRef{relative, evidence->manifest_sha256};
-    context.out << "promoted " << id << ": " << outcome.status;
+    promoted << "promoted " << id << ": " << outcome.status;
     for (size_t i = 0; i < outcome.broken.size(); ++i) {
-      context.out << (i ? ", " : " (") << outcome.broken[i]
-                  << (i + 1 == outcome.broken.size() ? ")" : "");
+      promoted << (i ? ", " : " (") << outcome.broken[i]
+               << (i + 1 == outcome.broken.size() ? ")" : "");
     }
     if (gpu && ranked.is_number())
-      context.out << ", " << ranked.get<double>() << " ms on lane " << lane;
-    context.out << "\n";
+      promoted << ", " << ranked.get<double>() << " ms on lane " << lane;
+    if (rerun.is_object()) promoted << " (its second scoring in the run)";
+    promoted << "\n";
   }
   if (new_lane) {
     baseline->lanes[lane] =
         ReviewedLane{contract.value("lane", Json::object()), reviewer, reason, relative};
-    context.out << "reviewed lane " << lane << "\n";
+    promoted << "reviewed lane " << lane << "\n";
   }
   if (new_contract) {
     baseline->locked = contract.value("locked", Json::object());
     baseline->rule_set = ratchet.value("rule_set", Json());
-    context.out << "adopted the run's contract\n";
+    promoted << "adopted the run's contract\n";
   }
   Result<std::string> text = BaselineText(*baseline);
   if (!text.ok()) return fail(text.status());
@@ -369,6 +412,7 @@ int Run(CommandContext& context) {
   }
   Status written = WriteFileAtomic(baseline_path, *text, 0644);
   if (!written.ok()) return fail(written);
+  context.out << promoted.str();
   context.out << "wrote " << baseline_path << " (reviewer " << reviewer
               << (git->commit ? ", commit " + git->commit->substr(0, 12) : std::string())
               << (git->clean ? (*git->clean ? ", clean tree" : ", uncommitted changes") : "")

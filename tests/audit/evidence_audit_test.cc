@@ -62,14 +62,21 @@ TEST_F(EvidenceAuditTest, ACompleteConsistentDirectoryStandsAsAnUnofficialCpuCla
 }
 
 // Labels are re-counted only against the datasets the contract locks; otherwise (or without
-// the datasets) a note says which calls were not re-counted, and why.
-TEST_F(EvidenceAuditTest, ARecountThatCannotBeMadeIsANote) {
+// the datasets) a note says which calls were not re-counted, and why. A contract that locks
+// other files than the datasets ratchet knows does not stand: with it, any count of correct
+// labels would go unchecked.
+TEST_F(EvidenceAuditTest, ALockedDatasetThatIsNotTheKnownOneBreaksTheClaim) {
   ASSERT_TRUE(EditJsonAndRemanifest(Evidence(), kContractFile, [](Json& contract) {
                 contract["locked"]["datasets"]["mnist"] = {{"images_sha256", std::string(64, '0')},
                                                            {"labels_sha256", std::string(64, '0')}};
               }).ok());
   const AuditResult result = AuditOk(Evidence());
-  EXPECT_EQ(result.verdict(), AuditVerdict::kStands) << Findings(result);
+  EXPECT_EQ(result.verdict(), AuditVerdict::kDoesNotStand) << Findings(result);
+  EXPECT_TRUE(HasFinding(result, "contract.json: locked.datasets.mnist.images_sha256",
+                         ": the calls were not drawn from the known dataset"))
+      << Findings(result);
+  EXPECT_TRUE(HasFinding(result, "contract.json: locked.datasets.mnist.labels_sha256"))
+      << Findings(result);
   bool said = false;
   for (const AuditFinding& f : result.findings) {
     said = said ||
@@ -183,6 +190,68 @@ TEST_F(EvidenceAuditTest, AFileThatNoRunWritesIsFound) {
   ASSERT_TRUE(Remanifest(Evidence()).ok());
   const AuditResult result = AuditOk(Evidence());
   EXPECT_TRUE(HasFinding(result, "records/ncm/run-1/notes.txt", "not part of a run's evidence"))
+      << Findings(result);
+}
+
+// A device kind other than cpu or cuda is no lane ratchet scores on: neither a CPU claim nor an
+// official one.
+TEST_F(EvidenceAuditTest, AnUnknownDeviceKindBreaksTheClaim) {
+  ASSERT_TRUE(EditJsonAndRemanifest(Evidence(), kContractFile, [](Json& contract) {
+                contract["lane"]["device"]["kind"] = "CPU";
+              }).ok());
+  const AuditResult result = AuditOk(Evidence());
+  EXPECT_EQ(result.verdict(), AuditVerdict::kDoesNotStand) << Findings(result);
+  EXPECT_TRUE(HasFinding(result, "contract.json: lane.device.kind",
+                         "\"CPU\": not a device ratchet scores on (cpu or cuda)"))
+      << Findings(result);
+}
+
+// The report's sandbox and the contract's observation of it are made from one fact: a report
+// that says full over a contract that saw a partial sandbox does not stand.
+TEST_F(EvidenceAuditTest, AReportedSandboxTheContractDidNotSeeBreaksTheClaim) {
+  ASSERT_TRUE(EditJsonAndRemanifest(Evidence(), kContractFile, [](Json& contract) {
+                contract["observed"] = {{"sandbox", "partial"}};
+              }).ok());
+  const AuditResult result = AuditOk(Evidence());
+  EXPECT_EQ(result.verdict(), AuditVerdict::kDoesNotStand) << Findings(result);
+  EXPECT_TRUE(HasFinding(result, "report.json: sandbox",
+                         "'full', but contract.json's observed.sandbox is 'partial'"))
+      << Findings(result);
+}
+
+// No clock ratchet reads gives a negative time; judged as it is, one would lower a group's mean.
+TEST_F(EvidenceAuditTest, ANegativeTimeBreaksTheClaim) {
+  ASSERT_TRUE(EditJsonAndRemanifest(Evidence(), "records/ncm/run-1/calls.json", [](Json& calls) {
+                calls[2]["ms"] = -1.0;
+                calls[3]["overhead_ms"] = -0.0;
+              }).ok());
+  const AuditResult result = AuditOk(Evidence());
+  EXPECT_EQ(result.verdict(), AuditVerdict::kDoesNotStand) << Findings(result);
+  EXPECT_TRUE(
+      HasFinding(result, "records/ncm/run-1/calls.json: calls[2].ms", "a time is never negative"))
+      << Findings(result);
+  EXPECT_TRUE(HasFinding(result, "records/ncm/run-1/calls.json: calls[3].overhead_ms"))
+      << Findings(result);
+}
+
+// A file at the top of the directory that no run writes, listed in the manifest all the same.
+TEST_F(EvidenceAuditTest, ATopLevelFileThatNoRunWritesIsFound) {
+  std::ofstream(Evidence() + "/NOTES.txt") << "hello\n";
+  ASSERT_TRUE(Remanifest(Evidence()).ok());
+  const AuditResult result = AuditOk(Evidence());
+  EXPECT_EQ(result.verdict(), AuditVerdict::kDoesNotStand) << Findings(result);
+  EXPECT_TRUE(HasFinding(result, "NOTES.txt", "not part of a run's evidence")) << Findings(result);
+}
+
+// The rule set `ratchet run` names in the report must be the one the contract locks.
+TEST_F(EvidenceAuditTest, ARunsRuleSetOtherThanTheContractsBreaksTheClaim) {
+  ASSERT_TRUE(EditJsonAndRemanifest(Evidence(), kReportFile, [](Json& report) {
+                report["ratchet"] = {{"rule_set", {{"id", "mnist-a100/0.9.0"}}}};
+              }).ok());
+  const AuditResult result = AuditOk(Evidence());
+  EXPECT_EQ(result.verdict(), AuditVerdict::kDoesNotStand) << Findings(result);
+  EXPECT_TRUE(HasFinding(result, "report.json: ratchet.rule_set.id",
+                         "\"mnist-a100/0.9.0\", but contract.json locks the rule set "))
       << Findings(result);
 }
 
@@ -323,6 +392,43 @@ TEST(EvidenceAuditStatusTest, ARecordScoredAgainHasItsRunsAuditedToo) {
   result = AuditOk(dir / "ev");
   EXPECT_TRUE(HasFinding(result, "records/ncm/run-2/judge.json: ranked_ms")) << Findings(result);
   EXPECT_TRUE(HasFinding(result, "report.json: records.ncm.rerun.runs[0].ranked_ms"))
+      << Findings(result);
+}
+
+// The energy column's board must be the contract's: the band it is checked against is looked up
+// by the board's name. Tried on the bundled baseline's H200 evidence, scored on the device.
+TEST(EvidenceAuditGpuTest, AnEnergyColumnOfAnotherBoardBreaksTheClaim) {
+  const std::string root = RATCHET_SOURCE_ROOT;
+  const Json baseline = Json::parse(*ReadFile(root + "/baselines/records.json"));
+  std::string evidence;
+  for (const auto& [id, lane] : baseline["lanes"].items()) {
+    if (lane["facts"]["device"]["kind"] == "cuda") {
+      evidence = root + "/baselines/" + lane["reviewed"]["evidence"].get<std::string>();
+    }
+  }
+  ASSERT_FALSE(evidence.empty()) << "the bundled baseline reviews no GPU lane";
+  TempDir dir;
+  std::filesystem::copy(evidence, dir / "ev", std::filesystem::copy_options::recursive);
+  std::string energy;
+  for (const auto& entry : std::filesystem::recursive_directory_iterator(dir / "ev/records")) {
+    if (entry.path().filename() == "energy.json") {
+      energy = std::filesystem::relative(entry.path(), dir / "ev").string();
+      break;
+    }
+  }
+  ASSERT_FALSE(energy.empty()) << evidence << " has no energy.json";
+  ASSERT_TRUE(EditJsonAndRemanifest(dir / "ev", energy, [](Json& column) {
+                column["device"]["name"] = "NVIDIA H200 NVL";
+                column["device"]["uuid"] = "GPU-00000000-0000-0000-0000-000000000000";
+              }).ok());
+  const AuditResult result = AuditOk(dir / "ev");
+  EXPECT_EQ(result.verdict(), AuditVerdict::kDoesNotStand) << Findings(result);
+  EXPECT_TRUE(HasFinding(result, energy + ": device.name",
+                         "\"NVIDIA H200 NVL\", but contract.json's lane.device.name is "
+                         "\"NVIDIA H200\""))
+      << Findings(result);
+  EXPECT_TRUE(HasFinding(result, energy + ": device.uuid",
+                         "but contract.json's observed.device_uuid is \"GPU-"))
       << Findings(result);
 }
 
