@@ -291,6 +291,20 @@ Status AuditEvidence(const std::string& dir, const EvidenceAuditOptions& options
                  "re-derived");
   }
 
+  // Nothing at the top but what a run writes there.
+  static const std::set<std::string> kTopLevel = {kManifestFile, kStatusFile,     kContractFile,
+                                                  kReportFile,   kSeedCommitFile, kSeedRevealFile,
+                                                  kRecordsFolder};
+  for (const auto& [item_path, item] : context.items) {
+    if (item_path.find('/') == std::string::npos && kTopLevel.count(item_path) == 0) {
+      result->Breaks(item_path, "not part of a run's evidence: a run writes only " +
+                                    std::string(kContractFile) + ", " + kReportFile + ", " +
+                                    kSeedCommitFile + ", " + kSeedRevealFile + ", " + kStatusFile +
+                                    ", " + kManifestFile + " and " + kRecordsFolder +
+                                    "/ at the top");
+    }
+  }
+
   // Official or not.
   FieldReader contract_reader(kContractFile, result);
   if (summary->contract.is_object()) {
@@ -430,19 +444,6 @@ Status AuditEvidence(const std::string& dir, const EvidenceAuditOptions& options
     const std::string id = rest.substr(0, rest.find('/'));
     if (!records->contains(id) && unlisted.insert(id).second) {
       result->Breaks(records_prefix + id, "a record folder report.json does not list");
-    }
-  }
-  // Nothing at the top but what a run writes there.
-  static const std::set<std::string> kTopLevel = {kManifestFile, kStatusFile,     kContractFile,
-                                                  kReportFile,   kSeedCommitFile, kSeedRevealFile,
-                                                  kRecordsFolder};
-  for (const auto& [item_path, item] : context.items) {
-    if (item_path.find('/') == std::string::npos && kTopLevel.count(item_path) == 0) {
-      result->Breaks(item_path, "not part of a run's evidence: a run writes only " +
-                                    std::string(kContractFile) + ", " + kReportFile + ", " +
-                                    kSeedCommitFile + ", " + kSeedRevealFile + ", " + kStatusFile +
-                                    ", " + kManifestFile + " and " + kRecordsFolder +
-                                    "/ at the top");
     }
   }
   if (record_count == 0 && summary->status == kStatusComplete) {

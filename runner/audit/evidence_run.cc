@@ -1,7 +1,6 @@
 #include "audit/evidence_run.h"
 
 #include <algorithm>
-#include <cmath>
 #include <set>
 
 #include "audit/energy.h"
@@ -321,7 +320,7 @@ Result<RunOutcomeFacts> AuditRun(EvidenceContext& context, const RecordFacts& re
       const std::pair<const char*, double> times[] = {
           {"ms", c.ms}, {"parent_ms", c.parent_ms}, {"overhead_ms", c.overhead_ms}};
       for (const auto& [field, value] : times) {
-        if (std::signbit(value)) {  // -0.0 too: no clock ratchet reads gives it
+        if (value < 0) {  // as the scorer reads a worker's reply: -0.0 is zero
           result->Breaks(calls_file + ": calls[" + std::to_string(i) + "]." + field,
                          ExactNumber(value) + ": a time is never negative");
         }
@@ -576,13 +575,15 @@ Result<RunOutcomeFacts> AuditRun(EvidenceContext& context, const RecordFacts& re
       for (const RunCall& c : *calls) {
         if (c.call.dataset == rules.datasets.mnist) mnist_ms.push_back(c.call.ms);
       }
-      // The band is the one of the board the contract names, not of a name energy.json gives.
+      // The band is the one of the board the contract names, not of a name energy.json gives
+      // (a column that was not measured has no windows and names no board).
+      const bool measured_column = energy->is_object() && energy->contains("windows");
       const Json lane =
           context.contract.is_object() ? context.contract.value("lane", Json()) : Json();
       const Json device = lane.is_object() ? lane.value("device", Json()) : Json();
       const Json measured = energy->is_object() ? energy->value("device", Json()) : Json();
       const Json measured_name = measured.is_object() ? measured.value("name", Json()) : Json();
-      if (device.is_object() && measured_name != device.value("name", Json())) {
+      if (measured_column && device.is_object() && measured_name != device.value("name", Json())) {
         result->Breaks(energy_file + ": device.name",
                        JsonShown(measured_name) + ", but contract.json's lane.device.name is " +
                            JsonShown(device.value("name", Json())));
@@ -591,7 +592,8 @@ Result<RunOutcomeFacts> AuditRun(EvidenceContext& context, const RecordFacts& re
           context.contract.is_object() ? context.contract.value("observed", Json()) : Json();
       const Json board = observed.is_object() ? observed.value("device_uuid", Json()) : Json();
       const Json measured_board = measured.is_object() ? measured.value("uuid", Json()) : Json();
-      if (board.is_string() && !measured_board.is_null() && measured_board != board) {
+      if (measured_column && board.is_string() && !measured_board.is_null() &&
+          measured_board != board) {
         result->Breaks(energy_file + ": device.uuid",
                        JsonShown(measured_board) +
                            ", but contract.json's observed.device_uuid is " + JsonShown(board));

@@ -303,6 +303,9 @@ int Run(CommandContext& context) {
     const Json& first = records[id];
     std::string where = evidence_path + "/report.json: records." + id;
     const Json sha256 = first.is_object() ? first.value("sha256", Json()) : Json();
+    if (!sha256.is_string()) {
+      return fail(Status::BadInput(where + ".sha256: not the sha256 of a submission's bytes"));
+    }
     // A record scored once more (its outcome differed from the reviewed one by timing rules
     // alone, or its time fell outside the tolerance) was held to that second scoring, under
     // `rerun`: that is the outcome and the time promoted.
@@ -311,16 +314,22 @@ int Run(CommandContext& context) {
       return fail(Status::BadInput(where + ".rerun: not a scoring as `ratchet run` writes it"));
     }
     const Json& scored = rerun.is_object() ? rerun : first;
-    if (rerun.is_object()) where += ".rerun";
+    if (rerun.is_object()) {
+      where += ".rerun";
+      if (rerun.value("sha256", Json()) != sha256) {
+        return fail(Status::BadInput(where + ".sha256: " + rerun.value("sha256", Json()).dump() +
+                                     ", not the first scoring's " + sha256.dump() +
+                                     ": one run scores one file"));
+      }
+    }
     const Json outcome_json = scored.is_object() ? scored.value("outcome", Json()) : Json();
     const Json status = outcome_json.is_object() ? outcome_json.value("status", Json()) : Json();
     const Json broken = outcome_json.is_object() ? outcome_json.value("broken", Json()) : Json();
     const Json ranked = scored.is_object() ? scored.value("ranked_ms", Json()) : Json();
-    if (!status.is_string() || !broken.is_array() || !sha256.is_string() ||
-        !(ranked.is_null() || ranked.is_number())) {
+    if (!status.is_string() || !broken.is_array() || !(ranked.is_null() || ranked.is_number())) {
       return fail(Status::BadInput(where +
                                    ": not a record as `ratchet run` writes it (outcome.status, "
-                                   "outcome.broken, sha256, ranked_ms)"));
+                                   "outcome.broken, ranked_ms)"));
     }
     Expected outcome;
     outcome.status = status.get<std::string>();
@@ -338,7 +347,9 @@ int Run(CommandContext& context) {
           continue;
         }
         promoted << "dropped " << id << "'s time on lane " << it->first
-                 << ": it was scored on other bytes of the submission\n";
+                 << ": it was scored on other bytes of the submission; a run on that lane "
+                    "notes it has no reviewed time, promote it from there with --record "
+                 << id << "\n";
         it = record.timing.erase(it);
       }
     }

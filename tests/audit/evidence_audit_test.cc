@@ -219,11 +219,12 @@ TEST_F(EvidenceAuditTest, AReportedSandboxTheContractDidNotSeeBreaksTheClaim) {
       << Findings(result);
 }
 
-// No clock ratchet reads gives a negative time; judged as it is, one would lower a group's mean.
+// No clock ratchet reads gives a negative time (the scorer takes -0.0 for zero, as the audit
+// does); judged as it is, one would lower a group's mean.
 TEST_F(EvidenceAuditTest, ANegativeTimeBreaksTheClaim) {
   ASSERT_TRUE(EditJsonAndRemanifest(Evidence(), "records/ncm/run-1/calls.json", [](Json& calls) {
                 calls[2]["ms"] = -1.0;
-                calls[3]["overhead_ms"] = -0.0;
+                calls[3]["overhead_ms"] = -0.25;
               }).ok());
   const AuditResult result = AuditOk(Evidence());
   EXPECT_EQ(result.verdict(), AuditVerdict::kDoesNotStand) << Findings(result);
@@ -395,28 +396,46 @@ TEST(EvidenceAuditStatusTest, ARecordScoredAgainHasItsRunsAuditedToo) {
       << Findings(result);
 }
 
-// The energy column's board must be the contract's: the band it is checked against is looked up
-// by the board's name. Tried on the bundled baseline's H200 evidence, scored on the device.
-TEST(EvidenceAuditGpuTest, AnEnergyColumnOfAnotherBoardBreaksTheClaim) {
+// The bundled baseline's evidence of the lane whose device is `kind`, as its lane names it.
+std::string BundledEvidence(const std::string& kind) {
   const std::string root = RATCHET_SOURCE_ROOT;
   const Json baseline = Json::parse(*ReadFile(root + "/baselines/records.json"));
-  std::string evidence;
   for (const auto& [id, lane] : baseline["lanes"].items()) {
-    if (lane["facts"]["device"]["kind"] == "cuda") {
-      evidence = root + "/baselines/" + lane["reviewed"]["evidence"].get<std::string>();
+    if (lane["facts"]["device"]["kind"] == kind) {
+      return root + "/baselines/" + lane["reviewed"]["evidence"].get<std::string>();
     }
   }
+  return "";
+}
+
+// Evidence ratchet wrote on both lanes stands as it is: the H200 run (scored on the device, with
+// an energy column measured for one run of each record and noted as not measured for the others)
+// and the CPU run.
+TEST(EvidenceAuditBundledTest, TheBundledBaselinesEvidenceStands) {
+  for (const std::string kind : {"cuda", "cpu"}) {
+    const std::string evidence = BundledEvidence(kind);
+    ASSERT_FALSE(evidence.empty()) << "the bundled baseline reviews no " << kind << " lane";
+    const AuditResult result = AuditOk(evidence);
+    EXPECT_EQ(result.verdict(), AuditVerdict::kStands) << evidence << "\n" << Findings(result);
+  }
+}
+
+// The energy column's board must be the contract's: the band it is checked against is looked up
+// by the board's name. Tried on the bundled baseline's H200 evidence, scored on the device.
+TEST(EvidenceAuditBundledTest, AnEnergyColumnOfAnotherBoardBreaksTheClaim) {
+  const std::string evidence = BundledEvidence("cuda");
   ASSERT_FALSE(evidence.empty()) << "the bundled baseline reviews no GPU lane";
   TempDir dir;
   std::filesystem::copy(evidence, dir / "ev", std::filesystem::copy_options::recursive);
-  std::string energy;
+  std::string energy;  // a measured column: one with windows
   for (const auto& entry : std::filesystem::recursive_directory_iterator(dir / "ev/records")) {
-    if (entry.path().filename() == "energy.json") {
+    if (entry.path().filename() == "energy.json" &&
+        Json::parse(*ReadFile(entry.path().string())).contains("windows")) {
       energy = std::filesystem::relative(entry.path(), dir / "ev").string();
       break;
     }
   }
-  ASSERT_FALSE(energy.empty()) << evidence << " has no energy.json";
+  ASSERT_FALSE(energy.empty()) << evidence << " has no measured energy.json";
   ASSERT_TRUE(EditJsonAndRemanifest(dir / "ev", energy, [](Json& column) {
                 column["device"]["name"] = "NVIDIA H200 NVL";
                 column["device"]["uuid"] = "GPU-00000000-0000-0000-0000-000000000000";

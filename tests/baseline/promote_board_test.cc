@@ -151,6 +151,17 @@ TEST_F(PromoteOnAGpuLane, AMalformedRerunIsBadInput) {
   EXPECT_EQ(run.exit_code, 2) << run.out << run.err;
   EXPECT_NE(run.err.find("records.ncm.rerun"), std::string::npos) << run.err;
   EXPECT_EQ(*ReadFile(baseline()), before);
+
+  // A second scoring of other bytes than the first's is no scoring of this run.
+  report = TestReport({Qualified("ncm", 1.2)});
+  TestRecord other = Qualified("ncm", 1.1);
+  other.source += "# other bytes\n";
+  report["records"]["ncm"]["rerun"] = TestReport({other})["records"]["ncm"];
+  run = PromoteArgs(Evidence(CudaMachine(), report), {"--record", "ncm", "--reason", "x"});
+  EXPECT_EQ(run.exit_code, 2) << run.out << run.err;
+  EXPECT_NE(run.err.find("records.ncm.rerun.sha256: "), std::string::npos) << run.err;
+  EXPECT_NE(run.err.find("one run scores one file"), std::string::npos) << run.err;
+  EXPECT_EQ(*ReadFile(baseline()), before);
 }
 
 // Times reviewed for other bytes of the submission do not stand for new bytes.
@@ -168,11 +179,17 @@ TEST_F(PromoteOnAGpuLane, NewBytesDropTheTimesOfOtherLanes) {
   const std::string lane = TestContract(TestLocked(), gpu)["lane"]["id"];
   EXPECT_NE(last_out_.find("dropped ncm's time on lane " + lane), std::string::npos) << last_out_;
 
-  // On the GPU lane itself the new bytes' time replaces the old one.
+  // On the GPU lane itself the new bytes' time replaces the old one, and the lane's tolerance,
+  // set by hand, stays.
   ASSERT_EQ(Promote(gpu, 1.5), 0);
+  Json doc = Json::parse(*ReadFile(baseline()));
+  doc["records"]["ncm"]["timing"][lane]["relative"] = 0.2;
+  ASSERT_TRUE(WriteFileAtomic(baseline(), doc.dump(2) + "\n").ok());
   changed.ranked_ms = 1.3;
   ASSERT_EQ(Promote(gpu, changed), 0);
   EXPECT_EQ(Timing(gpu).value("ranked_ms", 0.0), 1.3);
+  EXPECT_EQ(Timing(gpu).value("relative", 0.0), 0.2) << Record().dump();
+  EXPECT_EQ(last_out_.find("dropped"), std::string::npos) << last_out_;
 }
 
 TEST_F(PromoteOnAGpuLane, BadFlagsAndReportsAreRefusedAndNothingIsWritten) {
