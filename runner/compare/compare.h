@@ -31,6 +31,9 @@ struct RecordEntry {
   std::optional<double> ranked_ms;    // null for a record that did not qualify
   std::optional<std::string> sha256;  // the submission's
   std::optional<double> band_bp;
+  // The outcome and time are those of the record's second scoring in its run (`rerun`): the
+  // ones `ratchet run` compared with the baseline.
+  bool second_scoring = false;
 };
 
 struct RecordComparison {

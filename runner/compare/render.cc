@@ -144,6 +144,14 @@ std::string RecordNote(const RecordComparison& record) {
     note = (delta > 0 ? "+" : "") + Fixed(delta, 3) + " ms";
   }
   if (!record.timing_note.empty()) note = "not compared: " + record.timing_note;
+  const bool a = record.a && record.a->second_scoring, b = record.b && record.b->second_scoring;
+  if (a || b) {
+    note += std::string(note.empty() ? "" : "; ") +
+            (a && b ? "A and B"
+             : a    ? "A"
+                    : "B") +
+            ": the run's second scoring";
+  }
   return note;
 }
 

@@ -124,5 +124,34 @@ TEST(RenderComparison, MarkdownCellsCannotBreakTheTable) {
       << markdown;
 }
 
+// A record `ratchet run` scored twice is compared at its second scoring, the one the run held
+// to the baseline: a first scoring broken by a busy machine is no status change.
+TEST(RenderComparison, ARecordScoredTwiceIsComparedAtItsSecondScoring) {
+  TempDir dir;
+  Json cpu = TestContract(TestLocked(), CpuMachine());
+  ASSERT_TRUE(
+      WriteTestEvidence(dir / "old", cpu, {Disqualified("weak", {"accuracy", "draw-floor"})}).ok());
+  Json report = TestReport({Disqualified("weak", {"accuracy", "dispersion-slow", "draw-floor"})});
+  report["records"]["weak"]["rerun"] =
+      TestReport({Disqualified("weak", {"accuracy", "draw-floor"})})["records"]["weak"];
+  ASSERT_TRUE(WriteTestEvidenceWithReport(dir / "new", cpu, report).ok());
+  const Comparison comparison = Compare(dir / "old", dir / "new");
+  ASSERT_EQ(comparison.records.size(), 1u);
+  EXPECT_EQ(comparison.records[0].category, RecordCategory::kSame);
+  const std::string text = RenderComparisonText(comparison, CompareOptions());
+  EXPECT_NE(text.find("  weak    same                -            -    -  "
+                      "B: the run's second scoring\n"),
+            std::string::npos)
+      << text;
+
+  // A rerun that is no object leaves the record out, naming the field.
+  report["records"]["weak"]["rerun"] = "again";
+  std::vector<std::string> problems;
+  EXPECT_TRUE(ReadReportRecords(report, &problems).empty());
+  EXPECT_EQ(problems,
+            std::vector<std::string>{
+                "report.json: records.weak.rerun: not an object (the record is left out)"});
+}
+
 }  // namespace
 }  // namespace ratchet
