@@ -135,9 +135,7 @@ Status Measure(const EnergyInputs& in, const BoardOpener& open, EnergyOutcome* o
     RATCHET_RETURN_IF_ERROR(meter.Idle("idle 2"));
     RATCHET_RETURN_IF_ERROR(meter.Control(empty));
     // The method, imported and warmed up on a foreign draw as before a timed call.
-    const std::string entry =
-        worker.folder() + "/" +
-        BaseName(in.submission.native ? in.submission.library : in.submission.path);
+    const std::string entry = worker.folder() + "/" + SubmissionEntry(in.submission);
     Frame reply;
     if (std::optional<CallFailure> failure = worker.Request(
             Json{{"cmd", "load"}, {"path", entry}, {"function", in.submission.function}},

@@ -16,13 +16,9 @@ Result<WorkerLaunch> TelemetryLaunch(const RuleSet& rules,
   none.function = "method";
   Result<std::string> native = NativeWorkerPath();
   if (native.ok()) {
+    // The worker only (no library): the reference runs before any load.
     none.native = true;
-    none.library = *native;
-    Result<WorkerLaunch> launch = LaunchFor(none, rules, {}, "");
-    if (!launch.ok()) return launch.status();
-    // The worker only: there is no method library, and the reference runs before any load.
-    launch->copies.resize(1);
-    return launch;
+    return LaunchFor(none, rules, {}, "");
   }
   Result<PythonFacts> interpreter = FindPython(python);
   if (!interpreter.ok()) {

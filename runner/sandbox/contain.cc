@@ -3,6 +3,7 @@
 #include <dirent.h>
 #include <fcntl.h>
 #include <linux/seccomp.h>
+#include <poll.h>
 #include <sched.h>
 #include <sys/mount.h>
 #include <sys/prctl.h>
@@ -59,8 +60,13 @@ Failed NewSession() {
 
 Failed DieWithParent(const ChildPlan& plan) {
   if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) != 0) return Fail(ChildOp::kPdeathsig);
-  // The parent may have died before the signal was armed.
-  if (getppid() != plan.parent_pid) {
+  // The parent may have died before the signal was armed. In a PID namespace of its own the
+  // child's getppid() is 0 whoever its parent is; the error pipe tells in either case: the
+  // parent holds its read end until the child has exec'd, and a pipe without readers polls
+  // POLLERR.
+  pollfd pipe_end = {plan.error_fd, POLLOUT, 0};
+  const bool readers_gone = poll(&pipe_end, 1, 0) > 0 && (pipe_end.revents & POLLERR);
+  if (readers_gone || (!plan.own_pid_namespace && getppid() != plan.parent_pid)) {
     errno = ESRCH;
     return Fail(ChildOp::kParentGone);
   }
@@ -181,8 +187,8 @@ Failed PrivateMountNamespace() {
   return kOk;
 }
 
-// After the temporary folders are replaced: a covered folder inside one of them is then out of
-// sight already (ENOENT), unless it lies in the working folder, which is covered where it is.
+// Inside the view: a known dataset folder that a bound folder holds is covered where it is; one
+// the view does not hold is out of sight already (ENOENT).
 Failed CoverFolders(const ChildPlan& plan) {
   for (size_t i = 0; i < plan.covered_count; ++i) {
     if (mount("ratchet-cover", plan.covered[i], "tmpfs",
@@ -209,34 +215,88 @@ void FdPath(int fd, char (&out)[32]) {
   out[at] = '\0';
 }
 
-// The temporary folders every program may write (/tmp, /var/tmp, /dev/shm, /run/lock) become
-// empty ones of the child's own: nothing it leaves there outlives its last process, nothing
-// another worker left is in its reach, and the parent need not search the machine's. The
-// working folder, made by the parent inside /tmp, stays where it was, bind-mounted into the new
-// /tmp.
-Failed PrivateTempFolders(const ChildPlan& plan) {
-  int keep = -1;
-  if (plan.keep_count > 0) {
-    keep = open(plan.cwd, O_PATH | O_DIRECTORY | O_CLOEXEC);
-    if (keep < 0) return Fail(ChildOp::kChdir);
-  }
-  for (size_t i = 0; i < plan.temp_count; ++i) {
-    if (mount("ratchet-temp", plan.temp[i], "tmpfs", MS_NOSUID | MS_NODEV, plan.temp_options) !=
-        0) {
-      return Fail(ChildOp::kPrivateTemp, static_cast<int32_t>(i));
-    }
-  }
-  if (keep < 0) return kOk;
-  for (size_t i = 0; i < plan.keep_count; ++i) {
-    if (mkdir(plan.keep_dirs[i], 0755) != 0 && errno != EEXIST) {
-      return Fail(ChildOp::kKeepFolder, static_cast<int32_t>(i));
-    }
-  }
+using Kind = ViewStep::Kind;
+
+bool IsBind(int32_t kind) {
+  return kind == static_cast<int32_t>(Kind::kBindRo) ||
+         kind == static_cast<int32_t>(Kind::kBindDevice) ||
+         kind == static_cast<int32_t>(Kind::kBindWork);
+}
+
+// Binds the source opened as `fd` at `target` (through /proc/self/fd, so that it is found even
+// though the stage now hides the machine's path), then sets the mount's flags.
+bool BindAt(int fd, const char* target, unsigned long flags) {
   char source[32];
-  FdPath(keep, source);
-  if (mount(source, plan.cwd, nullptr, MS_BIND, nullptr) != 0)
-    return Fail(ChildOp::kKeepFolder, -1);
-  close(keep);
+  FdPath(fd, source);
+  if (mount(source, target, nullptr, MS_BIND, nullptr) != 0) return false;
+  return mount(nullptr, target, nullptr, MS_REMOUNT | MS_BIND | flags, nullptr) == 0;
+}
+
+bool ApplyViewOp(const ViewOp& op, int fd) {
+  switch (static_cast<Kind>(op.kind)) {
+    case Kind::kDir:
+      return mkdir(op.target, 0755) == 0 || errno == EEXIST;
+    case Kind::kFile: {
+      int made = open(op.target, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0444);
+      if (made < 0) return false;
+      close(made);
+      return true;
+    }
+    case Kind::kSymlink:
+      return symlink(op.source, op.target) == 0;
+    case Kind::kBindRo:
+      return BindAt(fd, op.target, MS_RDONLY | MS_NOSUID | MS_NODEV);
+    case Kind::kBindDevice:
+      return BindAt(fd, op.target, MS_NOSUID | MS_NOEXEC);
+    case Kind::kBindWork:
+      return BindAt(fd, op.target, MS_NOSUID | MS_NODEV);
+    case Kind::kTmpfs:
+      return mount("ratchet-temp", op.target, "tmpfs", MS_NOSUID | MS_NODEV, op.source) == 0;
+    case Kind::kProc:
+      return mount("proc", op.target, "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, nullptr) == 0;
+  }
+  errno = EINVAL;
+  return false;
+}
+
+// The child's root: a tmpfs at the stage holding read-only binds of what the view names, its own
+// /dev, /proc, temporary folders and working folder, then entered with pivot_root and the old
+// root detached, so that no path leads out of it. Every source is opened first: the stage may
+// hide it (the working folder lies in /tmp).
+Failed BuildView(ChildPlan& plan) {
+  for (size_t i = 0; i < plan.view_count; ++i) {
+    plan.view_fds[i] = -1;
+    if (!IsBind(plan.view[i].kind)) continue;
+    plan.view_fds[i] = open(plan.view[i].source, O_PATH | O_CLOEXEC);
+    if (plan.view_fds[i] < 0) return Fail(ChildOp::kViewOpen, static_cast<int32_t>(i));
+  }
+  if (mount("ratchet-root", plan.stage, "tmpfs", MS_NOSUID | MS_NODEV,
+            "size=1048576,nr_inodes=4096,mode=0755") != 0) {
+    return Fail(ChildOp::kViewStageMount);
+  }
+  for (size_t i = 0; i < plan.view_count; ++i) {
+    if (!ApplyViewOp(plan.view[i], plan.view_fds[i])) {
+      return Fail(ChildOp::kViewStep, static_cast<int32_t>(i));
+    }
+    if (plan.view_fds[i] >= 0) close(plan.view_fds[i]);
+  }
+  // pivot_root(".", "."): the old root is stacked under the new one and detached at once.
+  if (chdir(plan.stage) != 0 || syscall(SYS_pivot_root, ".", ".") != 0 ||
+      umount2(".", MNT_DETACH) != 0 || chdir("/") != 0) {
+    return Fail(ChildOp::kPivotRoot);
+  }
+  if (mount(nullptr, "/", nullptr, MS_REMOUNT | MS_BIND | MS_RDONLY | MS_NOSUID | MS_NODEV,
+            nullptr) != 0) {
+    return Fail(ChildOp::kRootReadOnly);
+  }
+  return kOk;
+}
+
+// At most this many processes and threads of the sandbox uid; counted by the kernel at each
+// fork and clone. Set before the uid changes, so it applies from the first process on.
+Failed LimitProcesses(const ChildPlan& plan) {
+  struct rlimit limit = {plan.processes, plan.processes};
+  if (setrlimit(RLIMIT_NPROC, &limit) != 0) return Fail(ChildOp::kSetrlimitNproc);
   return kOk;
 }
 
@@ -291,8 +351,9 @@ void RunChild(ChildPlan& plan) {
   Check(plan, LimitResources(plan));
   if (plan.as_root) {
     Check(plan, PrivateMountNamespace());
-    Check(plan, PrivateTempFolders(plan));
+    Check(plan, BuildView(plan));
     Check(plan, CoverFolders(plan));
+    Check(plan, LimitProcesses(plan));
     Check(plan, DropIdentity(plan));
     // The kernel clears the parent-death signal when the credentials change: arm it again.
     Check(plan, DieWithParent(plan));

@@ -13,6 +13,7 @@
 #include <cstdint>
 
 #include "sandbox/spawn.h"
+#include "sandbox/view.h"
 
 namespace ratchet {
 namespace internal {
@@ -35,9 +36,13 @@ enum class ChildOp : int32_t {
   kSetrlimitNofile,
   kUnshareMount,
   kMakePrivate,
-  kCover,        // item: the index in ChildPlan::covered
-  kPrivateTemp,  // item: the index in ChildPlan::temp
-  kKeepFolder,   // item: the index in ChildPlan::keep_dirs, or -1 for the bind mount
+  kViewOpen,   // item: the index in ChildPlan::view of the source opened
+  kViewStageMount,  // the tmpfs the new root is built in
+  kViewStep,   // item: the index in ChildPlan::view
+  kPivotRoot,
+  kRootReadOnly,
+  kCover,  // item: the index in ChildPlan::covered
+  kSetrlimitNproc,
   kSetgroups,
   kSetresgid,
   kSetresuid,
@@ -53,6 +58,13 @@ struct ChildError {
   ChildOp op;
   int32_t item;
   int32_t error;  // errno
+};
+
+// One step of building the new root (ViewStep, with its target under ChildPlan::stage).
+struct ViewOp {
+  int32_t kind;  // ViewStep::Kind
+  const char* target;
+  const char* source;
 };
 
 struct ChildPlan {
@@ -72,18 +84,17 @@ struct ChildPlan {
   rlim_t file_size_bytes = 0;
   rlim_t open_files = 0;
 
-  bool as_root = false;  // the mount and identity steps apply
+  bool as_root = false;  // the namespace, view and identity steps apply
+  // The child is the first process of a PID namespace of its own (its parent is outside it).
+  bool own_pid_namespace = false;
+  // The new root: built in a tmpfs mounted at `stage`, then entered with pivot_root.
+  const char* stage = nullptr;
+  const ViewOp* view = nullptr;
+  size_t view_count = 0;
+  int* view_fds = nullptr;  // view_count slots: the sources, opened before the stage hides them
   const char* const* covered = nullptr;
   size_t covered_count = 0;
-  // Each gets an empty tmpfs of its own (`temp_options`), so that what the child leaves there
-  // dies with its mount namespace. When the working folder lies inside one, `keep_dirs` are the
-  // folders from there down to it, made in the new tmpfs, and the working folder is bind-mounted
-  // onto the last of them.
-  const char* const* temp = nullptr;
-  size_t temp_count = 0;
-  const char* temp_options = nullptr;
-  const char* const* keep_dirs = nullptr;
-  size_t keep_count = 0;
+  rlim_t processes = 0;  // RLIMIT_NPROC of the sandbox uid (as root)
   uid_t uid = 0;
   gid_t gid = 0;
 

@@ -8,6 +8,8 @@
 #include <iterator>
 #include <vector>
 
+#include "sandbox/view.h"
+
 namespace ratchet {
 namespace {
 
@@ -148,7 +150,9 @@ const std::vector<std::string>& SandboxSteps() {
                                                  "map-fds",
                                                  "rlimits",
                                                  "private-mount-namespace",
+                                                 "view",
                                                  "cover-folders",
+                                                 "process-limit",
                                                  "drop-identity",
                                                  "parent-death-signal",
                                                  "enter-folder",
@@ -175,7 +179,7 @@ Json SandboxPolicyJson() {
         {"gid", kSandboxGid},
         {"supplementary_groups", Json::array()}}},
       {"steps", SandboxSteps()},
-      {"namespaces", {"mount", "ipc", "network"}},
+      {"namespaces", {"pid", "mount", "ipc", "network"}},
       {"fds",
        {{"mapped", "kept at their numbers"},
         {"unmapped_0_1_2", "/dev/null"},
@@ -184,11 +188,9 @@ Json SandboxPolicyJson() {
        {{"core", 0},
         {"fsize", kDefaultFileSizeBytes},
         {"nofile", kDefaultOpenFiles},
+        {"nproc", kDefaultProcesses},
         {"as", "unlimited"}}},
-      {"mounts",
-       {{"namespace", "own, recursively private"},
-        {"covered_folders",
-         {{"fstype", "tmpfs"}, {"flags", {"ro", "nosuid", "nodev", "noexec"}}}}}},
+      {"mounts", {{"namespace", "own, recursively private"}, {"view", ViewPolicyJson()}}},
       {"seccomp",
        {{"architectures", {"x86_64"}},
         {"other_architectures", "kill-process"},

@@ -28,6 +28,9 @@ constexpr size_t kWorkerUidCount = sizeof kWorkerUids / sizeof kWorkerUids[0];
 // limited: CUDA reserves address ranges far larger than the memory it uses.
 constexpr uint64_t kDefaultFileSizeBytes = uint64_t{1} << 30;
 constexpr uint64_t kDefaultOpenFiles = 4096;
+// Processes and threads of one worker's uid at once: room for torch's thread pools and a
+// compiler's jobs, not for a fork bomb.
+constexpr uint64_t kDefaultProcesses = 1024;
 
 // How a rule tests a syscall's arguments before it refuses the call.
 struct ArgumentTest {

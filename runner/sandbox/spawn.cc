@@ -2,9 +2,11 @@
 
 #include <fcntl.h>
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -16,6 +18,7 @@
 #include "sandbox/contain.h"
 #include "sandbox/reap.h"
 #include "sandbox/seccomp_filter.h"
+#include "sandbox/view.h"
 
 namespace ratchet {
 namespace {
@@ -99,40 +102,6 @@ Result<std::vector<std::string>> ExistingFolders(const SpawnSpec& spec) {
   return existing;
 }
 
-// The temporary folders of this machine that the child gets empty ones of its own for (those that
-// exist), and, when the working folder lies inside one, the folders to make in the new tmpfs
-// from there down to the working folder, which is then bind-mounted onto the last.
-struct TempPlan {
-  std::vector<std::string> folders;
-  std::vector<std::string> keep_dirs;
-  std::string options;
-};
-
-TempPlan PlanTemp(const SpawnSpec& spec) {
-  TempPlan plan;
-  for (const std::string& folder : WorldWritableFolders()) {
-    struct stat st;
-    if (stat(folder.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) plan.folders.push_back(folder);
-  }
-  for (const std::string& folder : plan.folders) {
-    if (spec.cwd.size() <= folder.size() + 1 || spec.cwd.compare(0, folder.size(), folder) != 0 ||
-        spec.cwd[folder.size()] != '/') {
-      continue;
-    }
-    for (size_t slash = spec.cwd.find('/', folder.size() + 1);;
-         slash = spec.cwd.find('/', slash + 1)) {
-      std::string dir = spec.cwd.substr(0, slash);
-      if (!dir.empty() && dir.back() != '/' && dir.size() > folder.size() + 1)
-        plan.keep_dirs.push_back(dir);
-      if (slash == std::string::npos) break;
-    }
-    break;
-  }
-  // As large as the largest file the child may write; inodes enough for any honest use.
-  plan.options = "size=" + std::to_string(spec.file_size_bytes) + ",nr_inodes=65536,mode=1777";
-  return plan;
-}
-
 std::vector<char*> NullTerminated(const std::vector<std::string>& strings) {
   std::vector<char*> pointers;
   for (const std::string& s : strings) pointers.push_back(const_cast<char*>(s.c_str()));
@@ -142,7 +111,31 @@ std::vector<char*> NullTerminated(const std::vector<std::string>& strings) {
 
 // What the child was doing when it failed, in the words of the syscall.
 std::string DescribeFailure(const ChildError& error, const SpawnSpec& spec,
-                            const std::vector<std::string>& covered) {
+                            const std::vector<std::string>& covered,
+                            const std::vector<ViewStep>& view) {
+  auto step = [&](int32_t item) {
+    if (item < 0 || static_cast<size_t>(item) >= view.size()) return std::string("?");
+    const ViewStep& at = view[item];
+    switch (at.kind) {
+      case ViewStep::Kind::kDir:
+        return "mkdir " + at.target + " in the new root";
+      case ViewStep::Kind::kFile:
+        return "create the mount point " + at.target + " in the new root";
+      case ViewStep::Kind::kSymlink:
+        return "symlink " + at.target + " -> " + at.source + " in the new root";
+      case ViewStep::Kind::kBindRo:
+        return "bind " + at.source + " read-only at " + at.target + " in the new root";
+      case ViewStep::Kind::kBindDevice:
+        return "bind the device " + at.source + " in the new root";
+      case ViewStep::Kind::kBindWork:
+        return "bind the working folder " + at.source + " in the new root";
+      case ViewStep::Kind::kTmpfs:
+        return "mount a tmpfs (" + at.source + ") at " + at.target + " in the new root";
+      case ViewStep::Kind::kProc:
+        return "mount proc at " + at.target + " in the new root";
+    }
+    return std::string("?");
+  };
   auto mapping = [&](int32_t item) {
     if (item < 0 || static_cast<size_t>(item) >= spec.fds.size()) return std::string("?");
     return "parent fd " + std::to_string(spec.fds[item].parent_fd) + " for child fd " +
@@ -186,18 +179,19 @@ std::string DescribeFailure(const ChildError& error, const SpawnSpec& spec,
     case ChildOp::kCover:
       if (error.item < 0 || static_cast<size_t>(error.item) >= covered.size()) break;
       return "mount an empty tmpfs over " + covered[error.item];
-    case ChildOp::kPrivateTemp: {
-      std::vector<std::string> folders = PlanTemp(spec).folders;
-      if (error.item < 0 || static_cast<size_t>(error.item) >= folders.size()) break;
-      return "mount an empty tmpfs of the child's own over " + folders[error.item];
-    }
-    case ChildOp::kKeepFolder: {
-      std::vector<std::string> dirs = PlanTemp(spec).keep_dirs;
-      if (error.item == -1)
-        return "bind-mount " + spec.cwd + " into the child's own temporary folder";
-      if (error.item < 0 || static_cast<size_t>(error.item) >= dirs.size()) break;
-      return "mkdir " + dirs[error.item] + " in the child's own temporary folder";
-    }
+    case ChildOp::kViewOpen:
+      if (error.item < 0 || static_cast<size_t>(error.item) >= view.size()) break;
+      return "open " + view[error.item].source + " (O_PATH) for the new root";
+    case ChildOp::kViewStageMount:
+      return std::string("mount the new root's tmpfs at ") + kViewStage;
+    case ChildOp::kViewStep:
+      return step(error.item);
+    case ChildOp::kPivotRoot:
+      return std::string("pivot_root into the new root at ") + kViewStage;
+    case ChildOp::kRootReadOnly:
+      return "remount the new root read-only";
+    case ChildOp::kSetrlimitNproc:
+      return "setrlimit(RLIMIT_NPROC, " + std::to_string(spec.processes) + ")";
     case ChildOp::kSetgroups:
       return "setgroups(0, NULL)";
     case ChildOp::kSetresgid:
@@ -263,10 +257,27 @@ Result<pid_t> Spawn(const SpawnSpec& spec) {
   std::vector<char*> envp = NullTerminated(spec.env);
   std::vector<const char*> covered_paths;
   for (const std::string& folder : *covered) covered_paths.push_back(folder.c_str());
-  const TempPlan temp = PlanTemp(spec);
-  std::vector<const char*> temp_paths, keep_paths;
-  for (const std::string& folder : temp.folders) temp_paths.push_back(folder.c_str());
-  for (const std::string& dir : temp.keep_dirs) keep_paths.push_back(dir.c_str());
+  const bool as_root = geteuid() == 0;
+  std::vector<ViewStep> view;
+  if (as_root) {
+    ViewRequest request;
+    request.extra_folders = spec.view_folders;
+    request.work_folder = spec.cwd;
+    request.temp_bytes = spec.file_size_bytes;
+    Result<std::vector<ViewStep>> planned = PlanView(request);
+    if (!planned.ok()) return planned.status().Annotate("spawn " + program);
+    view = std::move(*planned);
+  }
+  // Each target under the stage, where the child builds the new root before entering it.
+  std::vector<std::string> staged;
+  staged.reserve(view.size());
+  for (const ViewStep& at : view) staged.push_back(kViewStage + at.target);
+  std::vector<internal::ViewOp> view_ops;
+  for (size_t i = 0; i < view.size(); ++i) {
+    view_ops.push_back(
+        {static_cast<int32_t>(view[i].kind), staged[i].c_str(), view[i].source.c_str()});
+  }
+  std::vector<int> view_fds(view.size());
   std::vector<int> scratch_fds(spec.fds.size());
   sock_fprog program_bpf = {static_cast<unsigned short>(filter->size()),
                             const_cast<sock_filter*>(filter->data())};
@@ -293,14 +304,15 @@ Result<pid_t> Spawn(const SpawnSpec& spec) {
   plan.dup_floor = highest + 1;
   plan.file_size_bytes = spec.file_size_bytes;
   plan.open_files = spec.open_files;
-  plan.as_root = geteuid() == 0;
+  plan.as_root = as_root;
+  plan.own_pid_namespace = as_root;
+  plan.stage = kViewStage;
+  plan.view = view_ops.data();
+  plan.view_count = view_ops.size();
+  plan.view_fds = view_fds.data();
   plan.covered = covered_paths.data();
   plan.covered_count = plan.as_root ? covered_paths.size() : 0;
-  plan.temp = temp_paths.data();
-  plan.temp_count = plan.as_root ? temp_paths.size() : 0;
-  plan.temp_options = temp.options.c_str();
-  plan.keep_dirs = keep_paths.data();
-  plan.keep_count = plan.as_root ? keep_paths.size() : 0;
+  plan.processes = spec.processes;
   plan.uid = spec.uid;
   plan.gid = kSandboxGid;
   plan.filter = &program_bpf;
@@ -310,7 +322,11 @@ Result<pid_t> Spawn(const SpawnSpec& spec) {
   sigset_t all, previous;
   sigfillset(&all);
   pthread_sigmask(SIG_SETMASK, &all, &previous);
-  pid_t pid = fork();
+  // As root the child is the first process of a PID namespace of its own: it sees no process
+  // of the machine, the process ids it and its children use tell nothing of any other call, and
+  // when it exits the kernel kills whatever it left in there. clone without a stack is fork.
+  pid_t pid =
+      as_root ? static_cast<pid_t>(syscall(SYS_clone, CLONE_NEWPID | SIGCHLD, 0, 0, 0, 0)) : fork();
   if (pid == 0) internal::RunChild(plan);
   int fork_error = errno;
   pthread_sigmask(SIG_SETMASK, &previous, nullptr);
@@ -330,7 +346,7 @@ Result<pid_t> Spawn(const SpawnSpec& spec) {
   if (got != sizeof error) {
     return Status::Internal("spawn " + program + ": the child sent a partial error report");
   }
-  return Status::IOError("spawn " + program + ": " + DescribeFailure(error, spec, *covered),
+  return Status::IOError("spawn " + program + ": " + DescribeFailure(error, spec, *covered, view),
                          error.error);
 }
 

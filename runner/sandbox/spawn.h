@@ -28,21 +28,24 @@ struct SpawnSpec {
   // The complete environment, "NAME=value": nothing of the parent's is added.
   std::vector<std::string> env;
   // The child's working folder: its own, created 0700 by the caller (owned by the sandbox uid
-  // when running as root). The child enters it after giving up root, so it must be reachable
-  // by the sandbox uid. As root the child gets empty temporary folders of its own (/tmp,
-  // /var/tmp, /dev/shm, /run/lock); a working folder inside one of them stays visible (it is
-  // bind-mounted into the new one), nothing else of the machine's temporary folders does.
+  // when running as root). As root it is bound read-write at its own path in the child's view
+  // (view.h), and the child enters it after giving up root.
   std::string cwd;
+  // Folders the child needs, read-only, beyond the view's base (view.h): the interpreter's
+  // prefix, the toolchain's folders. Root only: without root the child sees the whole machine.
+  std::vector<std::string> view_folders;
   // Moved to these numbers in the child; 0, 1 and 2 are /dev/null unless mapped, every other
   // descriptor is closed.
   std::vector<FdMapping> fds;
-  // Folders hidden by an empty read-only mount in the child's own mount namespace (root only).
-  // A folder that does not exist has nothing to hide and is skipped.
+  // Folders hidden by an empty read-only mount in the child's view (root only): known dataset
+  // folders, should the view hold one. A folder that does not exist has nothing to hide.
   std::vector<std::string> covered;
   // The largest file the child may write, and how many descriptors it may hold. Either is
   // lowered to the inherited hard limit when that is lower. Core files are always off.
   uint64_t file_size_bytes = kDefaultFileSizeBytes;
   uint64_t open_files = kDefaultOpenFiles;
+  // The processes and threads the sandbox uid may have at once (RLIMIT_NPROC, as root).
+  uint64_t processes = kDefaultProcesses;
   // The uid the child takes as root: one of kWorkerUids (its group is always kSandboxGid).
   uid_t uid = kSandboxUid;
 };

@@ -2,12 +2,15 @@
 
 #include <sys/stat.h>
 
+#include <cctype>
 #include <cstdlib>
+#include <cstring>
 
 #include "contract/workers.h"
 #include "core/file.h"
 #include "core/sha256.h"
 #include "rules/pyformat.h"
+#include "sandbox/view.h"
 #include "scorer/sandboxed_command.h"
 #include "scorer/worker_process.h"
 
@@ -20,6 +23,82 @@ bool EndsWith(const std::string& text, const std::string& suffix) {
 }
 
 CallFailure SourceFailure(std::string message) { return CallFailure{"source", std::move(message)}; }
+
+// The source file a compile reads, under a fixed name beside the library it writes.
+constexpr char kNativeSourceFile[] = "submission/method.cpp";
+// A compile's limits: an honest method compiles in seconds to well under a megabyte; a source
+// that includes /dev/zero, expands a macro bomb or fills a huge array is stopped here.
+constexpr double kCompileSeconds = 300;
+constexpr uint64_t kCompileOutputBytes = uint64_t{64} << 20;
+
+}  // namespace
+
+std::string CompilerMessagesOfSubmission(const std::string& output, const std::string& source,
+                                         const std::string& name) {
+  std::string kept;
+  size_t left_out = 0;
+  bool keeping = true;  // whether the lines quoted under the last diagnostic are kept
+  size_t start = 0;
+  while (start < output.size()) {
+    size_t end = output.find('\n', start);
+    if (end == std::string::npos) end = output.size();
+    std::string line = output.substr(start, end - start);
+    start = end + 1;
+    if (!line.empty() && line[0] != ' ') {
+      // "FILE:LINE:..." names where a diagnostic is; only the submission's are quoted.
+      size_t colon = line.find(':');
+      const bool located = colon != std::string::npos && colon + 1 < line.size() &&
+                           std::isdigit(static_cast<unsigned char>(line[colon + 1]));
+      keeping = !located || line.compare(0, colon, source) == 0;
+      if (!keeping) ++left_out;
+    }
+    if (!keeping) continue;
+    for (size_t at; (at = line.find(source)) != std::string::npos;)
+      line.replace(at, source.size(), name);
+    kept += line + "\n";
+  }
+  if (left_out > 0) {
+    kept += "(" + std::to_string(left_out) + " diagnostic" + (left_out == 1 ? "" : "s") +
+            " located in files other than " + name + " left out)\n";
+  }
+  return kept;
+}
+
+namespace {
+
+// The folders a compile needs beside the view's base: the compiler's own prefix and every
+// folder its flags and libraries name (on a GPU machine, libtorch inside a Python package).
+std::vector<std::string> ToolchainFolders(const Json& toolchain) {
+  std::vector<std::string> folders;
+  auto add = [&](const std::string& folder) {
+    if (!folder.empty() && folder[0] == '/') folders.push_back(folder);
+  };
+  for (const std::string& folder : InterpreterFolders(toolchain["cxx"].get<std::string>())) {
+    add(folder);
+  }
+  bool next_is_folder = false;
+  for (const Json& flag : toolchain["flags"]) {
+    if (!flag.is_string()) continue;
+    const std::string text = flag.get<std::string>();
+    if (next_is_folder) {
+      add(text);
+      next_is_folder = false;
+      continue;
+    }
+    for (const char* option : {"-isystem", "-I", "-L"}) {
+      if (text == option)
+        next_is_folder = true;
+      else if (text.rfind(option, 0) == 0)
+        add(text.substr(std::strlen(option)));
+    }
+  }
+  for (const Json& lib : toolchain["libs"]) {
+    if (lib.is_string() && !lib.get<std::string>().empty() && lib.get<std::string>()[0] == '/') {
+      add(DirName(lib.get<std::string>()));
+    }
+  }
+  return folders;
+}
 
 std::string CacheFolder() {
   if (const char* cache = std::getenv("RATCHET_CACHE"); cache && *cache) return cache;
@@ -67,11 +146,14 @@ Status CheckPython(const std::string& path, const std::string& python, const Rul
                   std::to_string(rules.limits.max_source_bytes),
                   "--review-flags",
                   rules.document["review_flags"].dump(),
-                  std::string(kWorkerFolderToken) + "/" + BaseName(path),
+                  std::string(kWorkerFolderToken) + "/" + kPythonSubmissionFile,
                   prepared->submission.function};
   command.copies = {*checker};
-  command.files = {{BaseName(path), prepared->submission.source}};
+  // A fixed name in a folder of its own: a method file named check_source.py replaces nothing.
+  command.files = {{kPythonSubmissionFile, prepared->submission.source}};
   command.covered = covered;
+  command.view_folders = InterpreterFolders(python);
+  command.path_first = DirName(python);
   command.timeout_s = 60;
   Result<SandboxedResult> run = RunSandboxed(command);
   if (!run.ok()) return run.status();
@@ -118,9 +200,9 @@ Status BuildNative(const std::string& path, const std::string& source,
   command.argv = {(*toolchain)["cxx"].get<std::string>()};
   for (const Json& flag : (*toolchain)["flags"]) command.argv.push_back(flag.get<std::string>());
   command.argv.push_back(std::string("-I") + kWorkerFolderToken + "/include");
-  command.argv.push_back(std::string(kWorkerFolderToken) + "/" + BaseName(path));
+  command.argv.push_back(std::string(kWorkerFolderToken) + "/" + kNativeSourceFile);
   command.argv.push_back("-o");
-  command.argv.push_back(std::string(kWorkerFolderToken) + "/submission.so");
+  command.argv.push_back(std::string(kWorkerFolderToken) + "/" + kNativeSubmissionFile);
   for (const Json& lib : (*toolchain)["libs"]) command.argv.push_back(lib.get<std::string>());
   // The header travels with the job: the checkout it lives in may be out of the sandbox user's
   // reach.
@@ -129,17 +211,20 @@ Status BuildNative(const std::string& path, const std::string& source,
   }
   Result<std::string> header = ReadFile((*toolchain)["method_header"].get<std::string>(), 1 << 20);
   if (!header.ok()) return header.status();
-  command.files = {{BaseName(path), source}, {"include/ratchet/method.h", *header}};
+  command.files = {{kNativeSourceFile, source}, {"include/ratchet/method.h", *header}};
   command.covered = covered;
-  command.timeout_s = 600;
+  command.view_folders = ToolchainFolders(*toolchain);
+  command.timeout_s = kCompileSeconds;
+  command.file_size_bytes = kCompileOutputBytes;
   command.output_bytes = 8000;
-  command.outputs = {{"submission.so", library}};
+  command.outputs = {{kNativeSubmissionFile, library}};
   Result<SandboxedResult> run = RunSandboxed(command);
   if (!run.ok()) return run.status();
   if (run->timed_out || run->exit_code != 0) {
-    prepared->failure = SourceFailure(BaseName(path) + " does not compile" +
-                                      (run->timed_out ? " (the compiler ran out of time)" : "") +
-                                      ":\n" + run->output);
+    prepared->failure =
+        SourceFailure(BaseName(path) + " does not compile" +
+                      (run->timed_out ? " (the compiler ran out of time)" : "") + ":\n" +
+                      CompilerMessagesOfSubmission(run->output, kNativeSourceFile, BaseName(path)));
   }
   return Status::Ok();
 }

@@ -28,6 +28,12 @@ Result<Prepared> PrepareSubmission(const std::string& spec, const RuleSet& rules
                                    const std::string& python,
                                    const std::vector<std::string>& covered);
 
+// A compiler's output with only what it says of the submission: a diagnostic located in another
+// file (a header the source included, or a file it named to read its bytes) is left out with
+// the lines it quotes, and counted; `source`, the name the compile saw, reads as `name`.
+std::string CompilerMessagesOfSubmission(const std::string& output, const std::string& source,
+                                         const std::string& name);
+
 }  // namespace ratchet
 
 #endif  // RATCHET_SCORER_PREPARE_H_

@@ -16,6 +16,7 @@
 #include "sandbox/policy.h"
 #include "sandbox/reap.h"
 #include "sandbox/spawn.h"
+#include "sandbox/view.h"
 #include "scorer/draw_source.h"
 #include "scorer/go.h"
 #include "scorer/headroom.h"
@@ -99,26 +100,40 @@ std::vector<Problem> RunOutcome::problems() const {
   return {};
 }
 
+std::string SubmissionEntry(const Submission& submission) {
+  return submission.native ? kNativeSubmissionFile : kPythonSubmissionFile;
+}
+
 Result<WorkerLaunch> LaunchFor(const Submission& submission, const RuleSet& rules,
                                const std::vector<std::string>& covered, const std::string& python) {
   WorkerLaunch launch;
+  // The submission lies under a fixed name in a folder of its own: no name a submitter chooses
+  // reaches a path of the harness (a method file called worker.py replaces nothing).
   if (submission.native) {
     Result<std::string> worker = NativeWorkerPath();
     if (!worker.ok()) return worker.status();
     // The worker runs from a copy in its own folder, like everything else it is given: the build
     // tree may be out of the sandbox user's reach.
     launch.argv = {std::string(kWorkerFolderToken) + "/" + BaseName(*worker)};
-    launch.copies = {*worker, submission.library};
+    launch.copies = {*worker};
+    if (!submission.library.empty()) {
+      Result<std::string> library = ReadFile(submission.library);
+      if (!library.ok()) return library.status();
+      launch.files = {{kNativeSubmissionFile, std::move(*library)}};
+    }
+    // Where the loader finds libtorch when the worker was built against a copy outside /usr.
+    launch.view_folders = ElfRunpath(*worker);
   } else {
     Result<std::string> worker = PythonWorkerFile("worker.py");
     if (!worker.ok()) return worker.status();
     launch.copies = {*worker};
-    launch.files = {{BaseName(submission.path), submission.source}};
-    // -I: isolated, so that the worker's folder, where the method file lies under its own
-    // name, is not on sys.path: a file named like a module the worker imports (json.py) is
-    // never imported in its place.
+    launch.files = {{kPythonSubmissionFile, submission.source}};
+    // -I: isolated, so that neither the worker's folder nor the submission's is on sys.path: a
+    // file named like a module the worker imports (json.py) is never imported in its place.
     // -B: no __pycache__ written into the folder while `load` is timed.
     launch.argv = {python, "-u", "-I", "-B", std::string(kWorkerFolderToken) + "/worker.py"};
+    launch.view_folders = InterpreterFolders(python);
+    launch.path_first = DirName(python);
   }
   launch.covered = covered;
   launch.train = rules.draw.train;
@@ -575,9 +590,7 @@ Result<RunOutcome> ScoreOnce(const RunInputs& inputs, const ProgressSink& say) {
     };
     // The method file as the worker `of` loads it, from its own folder.
     auto load_command = [&](const WorkerProcess& of) {
-      const std::string entry = inputs.submission.native
-                                    ? of.folder() + "/" + BaseName(inputs.submission.library)
-                                    : of.folder() + "/" + BaseName(inputs.submission.path);
+      const std::string entry = of.folder() + "/" + SubmissionEntry(inputs.submission);
       return Json{{"cmd", "load"}, {"path", entry}, {"function", inputs.submission.function}};
     };
     const double warm_limit_s =

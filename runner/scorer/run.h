@@ -98,6 +98,12 @@ struct RunOutcome {
 // Lines of progress for a person (the caller decides where they go).
 using ProgressSink = std::function<void(const std::string& line)>;
 
+// Where a worker finds the submission, relative to its folder: a fixed name in a folder of its
+// own, whatever the file was called.
+inline constexpr char kPythonSubmissionFile[] = "submission/method.py";
+inline constexpr char kNativeSubmissionFile[] = "submission/method.so";
+std::string SubmissionEntry(const Submission& submission);
+
 // How a worker for `submission` is started: ratchet-worker with the built library for a native
 // submission, worker.py under `python` otherwise; `covered` folders hidden from it.
 Result<WorkerLaunch> LaunchFor(const Submission& submission, const RuleSet& rules,

@@ -36,10 +36,12 @@ Result<SandboxedResult> RunSandboxed(const SandboxedCommand& command) {
   }
   SpawnSpec spec;
   spec.argv = ExpandFolder(command.argv, *folder);
-  spec.env = WorkerEnvironment(*folder, command.extra_env);
+  spec.env = WorkerEnvironment(*folder, command.extra_env, command.path_first);
   spec.cwd = *folder;
   spec.fds = {{pipe_fds[1], 1}, {pipe_fds[1], 2}};
   spec.covered = command.covered;
+  spec.view_folders = command.view_folders;
+  spec.file_size_bytes = command.file_size_bytes;
   Result<pid_t> pid = Spawn(spec);
   close(pipe_fds[1]);
   if (!pid.ok()) {
@@ -73,6 +75,12 @@ Result<SandboxedResult> RunSandboxed(const SandboxedCommand& command) {
   }
   if (result.output.size() > command.output_bytes) {
     result.output.erase(0, result.output.size() - command.output_bytes);
+  }
+  // Paths in the job's folder read as relative to it: the folder's name is ratchet's, not the
+  // job's, and changes from run to run.
+  const std::string prefix = *folder + "/";
+  for (size_t at; (at = result.output.find(prefix)) != std::string::npos;) {
+    result.output.erase(at, prefix.size());
   }
   result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
   // Nothing of the job may run while its outputs are read: a process it left behind could swap

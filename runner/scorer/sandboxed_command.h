@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "core/status.h"
+#include "sandbox/policy.h"
 #include "scorer/worker_process.h"
 
 namespace ratchet {
@@ -19,7 +20,11 @@ struct SandboxedCommand {
   std::vector<std::string> copies;   // files copied into the folder
   std::vector<FolderFile> files;     // files given by their bytes
   std::vector<std::string> covered;  // folders hidden from the job
+  std::vector<std::string> view_folders;  // read-only folders it needs beyond the view's base
+  std::string path_first;                 // a folder put first on its PATH
   std::vector<std::string> extra_env;
+  // The largest file the job may write (its output among them); larger is refused by the kernel.
+  uint64_t file_size_bytes = kDefaultFileSizeBytes;
   double timeout_s = 60;
   size_t output_bytes = 1 << 20;  // stdout and stderr together, the tail kept
   // Files the job writes into its folder, copied out (folder-relative name -> destination path)

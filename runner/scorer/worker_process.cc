@@ -24,9 +24,15 @@ namespace {}  // namespace
 // The worker's environment: nothing of the parent's but PATH, the locale and the device choice;
 // every cache points into the worker's own folder, so nothing outlives the call.
 std::vector<std::string> WorkerEnvironment(const std::string& folder,
-                                           const std::vector<std::string>& extra) {
+                                           const std::vector<std::string>& extra,
+                                           const std::string& path_first) {
+  std::string path = "/usr/local/bin:/usr/bin:/bin";
+  if (!path_first.empty() && path_first != "/usr/local/bin" && path_first != "/usr/bin" &&
+      path_first != "/bin") {
+    path = path_first + ":" + path;
+  }
   std::vector<std::string> env = {
-      "PATH=/usr/local/bin:/usr/bin:/bin",
+      "PATH=" + path,
       "LANG=C.UTF-8",
       "HOME=" + folder,
       "TMPDIR=" + folder + "/tmp",
@@ -182,7 +188,7 @@ Result<std::unique_ptr<WorkerProcess>> WorkerProcess::Start(const WorkerLaunch& 
 
   SpawnSpec spec;
   spec.argv = ExpandFolder(launch.argv, worker->folder_);
-  spec.env = WorkerEnvironment(worker->folder_, launch.extra_env);
+  spec.env = WorkerEnvironment(worker->folder_, launch.extra_env, launch.path_first);
   spec.cwd = worker->folder_;
   spec.fds = {{log_pipe[1], 1},
               {log_pipe[1], 2},
@@ -190,6 +196,7 @@ Result<std::unique_ptr<WorkerProcess>> WorkerProcess::Start(const WorkerLaunch& 
               {worker->channel_->worker_reply_fd(), 4},
               {read_only->get(), 5}};
   spec.covered = launch.covered;
+  spec.view_folders = launch.view_folders;
   spec.uid = uid;
   Result<pid_t> pid = Spawn(spec);
   close(log_pipe[1]);

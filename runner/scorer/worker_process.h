@@ -42,6 +42,8 @@ struct WorkerLaunch {
   std::vector<std::string> copies;     // files copied into the worker's folder (by base name)
   std::vector<FolderFile> files;       // and files given by their bytes
   std::vector<std::string> covered;    // dataset folders hidden from the worker
+  std::vector<std::string> view_folders;  // read-only folders it needs beyond the view's base
+  std::string path_first;              // a folder put first on its PATH (the interpreter's bin)
   std::vector<std::string> extra_env;  // added to the scrubbed environment
   int64_t train = 0, test = 0, dims = 0;
   uint32_t max_header = 0, max_reply_bytes = 0;
@@ -134,9 +136,12 @@ Result<std::string> MakeWorkerFolder(const std::vector<std::string>& copies,
                                      const std::vector<FolderFile>& files = {},
                                      uid_t uid = kSandboxUid);
 
-// The scrubbed environment of an untrusted process whose folder is `folder`.
+// The scrubbed environment of an untrusted process whose folder is `folder`; `path_first`, when
+// given, goes first on PATH (the interpreter's own bin folder, as activating its environment
+// would: where a virtual environment keeps ninja).
 std::vector<std::string> WorkerEnvironment(const std::string& folder,
-                                           const std::vector<std::string>& extra);
+                                           const std::vector<std::string>& extra,
+                                           const std::string& path_first = "");
 
 // argv with kWorkerFolderToken replaced by `folder`.
 std::vector<std::string> ExpandFolder(const std::vector<std::string>& argv,

@@ -59,7 +59,7 @@ TEST(ReapRefusalTest, RefusesRootAndItsOwnUid) {
 }
 
 // What a worker leaves in the temporary folders stays in its own (the machine's never see it),
-// is out of reach of a worker started while its processes live, and goes with its processes.
+// is out of reach of the next worker, and the processes it leaves die with it.
 TEST_F(ReapTest, WhatTheSandboxLeavesDiesWithItsProcesses) {
   SKIP_UNLESS_ROOT();
   // The probe's orphans come to this process, so their end can be seen.
@@ -71,34 +71,32 @@ TEST_F(ReapTest, WhatTheSandboxLeavesDiesWithItsProcesses) {
   ASSERT_TRUE(report.is_object());
   size_t written = 0;
   for (const auto& [path, error] : report["errno"].items()) {
-    if (path.rfind("/run/lock/", 0) == 0 && !Exists("/run/lock")) continue;
+    // The view has no /run: the worker cannot even name the machine's /run/lock.
+    if (path.rfind("/run/lock/", 0) == 0) {
+      EXPECT_EQ(error, ENOENT) << path;
+      continue;
+    }
     ASSERT_EQ(error, 0) << path;  // the worker wrote it, in a folder of its own
     EXPECT_FALSE(Exists(path)) << path << " reached the machine's own folder";
     ++written;
   }
   EXPECT_GE(written, 5u);
-  pid_t sleeper = report["sleeper"], leaderless = report["leaderless"];
-  std::vector<pid_t> before = ProcessesOfUser(kSandboxUid);
-  EXPECT_TRUE(Contains(before, sleeper));
-  // Its main thread has exited: a zombie leader, but its other thread runs.
-  EXPECT_TRUE(ReachesState(leaderless, 'Z'));
-  EXPECT_TRUE(Contains(before, leaderless));
+  // The probe left two processes behind (one with its main thread gone); it was the first
+  // process of a PID namespace of its own, so the kernel killed them when it exited.
+  EXPECT_TRUE(report["sleeper"].is_number() && report["leaderless"].is_number());
+  bool gone = false;
+  for (int i = 0; i < 500 && !gone; ++i) {
+    gone = ProcessesOfUser(kSandboxUid).empty();
+    if (!gone) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  EXPECT_TRUE(gone) << "a process the probe left outlived it";
 
-  // Another worker, while those processes still live, finds none of it.
+  // Another worker finds none of what it wrote.
   Json look = Report(ProbeSpec({"look", tag}));
   ASSERT_TRUE(look.is_object());
   for (const auto& [path, error] : look.items()) EXPECT_EQ(error, ENOENT) << path;
-
-  Status killed = KillSandboxProcesses(kSandboxUid);
-  ASSERT_TRUE(killed.ok()) << killed.message();
+  ASSERT_TRUE(KillSandboxProcesses(kSandboxUid).ok());
   EXPECT_EQ(ReadFile(target).value(), "keep me");
-  EXPECT_TRUE(ProcessesOfUser(kSandboxUid).empty());
-  for (pid_t pid : {sleeper, leaderless}) {
-    int status = 0;
-    ASSERT_TRUE(WaitWithin(pid, &status, std::chrono::seconds(5))) << pid;
-    ASSERT_TRUE(WIFSIGNALED(status)) << pid;
-    EXPECT_EQ(WTERMSIG(status), SIGKILL) << pid;
-  }
 }
 
 // ReapSandbox kills the uid's processes as KillSandboxProcesses does.

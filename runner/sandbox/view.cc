@@ -1,0 +1,309 @@
+#include "sandbox/view.h"
+
+#include <dirent.h>
+#include <elf.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstring>
+#include <set>
+
+#include "core/file.h"
+
+namespace ratchet {
+namespace {
+
+using Kind = ViewStep::Kind;
+
+bool Within(const std::string& path, const std::string& folder) {
+  if (folder == "/") return true;
+  return path == folder ||
+         (path.size() > folder.size() && path.compare(0, folder.size(), folder) == 0 &&
+          path[folder.size()] == '/');
+}
+
+std::string Parent(const std::string& path) {
+  size_t slash = path.rfind('/');
+  if (slash == std::string::npos || slash == 0) return "/";
+  return path.substr(0, slash);
+}
+
+// The steps in order, and the folders of the new root made so far (so each is made once).
+class Builder {
+ public:
+  void Add(Kind kind, const std::string& target, const std::string& source = "") {
+    steps_.push_back(ViewStep{kind, target, source});
+  }
+  // Every folder from the root down to `path`, inclusive.
+  void Folders(const std::string& path) {
+    if (path == "/" || made_.count(path)) return;
+    Folders(Parent(path));
+    Add(Kind::kDir, path);
+    made_.insert(path);
+  }
+  // A mount point for `host`, a folder or a file, at the same path.
+  void MountPoint(const std::string& path, bool folder) {
+    Folders(Parent(path));
+    if (folder) {
+      Folders(path);
+    } else if (made_.insert(path).second) {
+      Add(Kind::kFile, path);
+    }
+  }
+  std::vector<ViewStep> Take() { return std::move(steps_); }
+
+ private:
+  std::vector<ViewStep> steps_;
+  std::set<std::string> made_;
+};
+
+// A machine path as the view holds it: a link is made as the same link, a folder or a file is
+// bound read-only. Missing paths are skipped. Returns whether it was bound (links are not).
+bool AddMachinePath(Builder& builder, const std::string& path) {
+  struct stat info;
+  if (lstat(path.c_str(), &info) != 0) return false;
+  if (S_ISLNK(info.st_mode)) {
+    char text[PATH_MAX];
+    ssize_t n = readlink(path.c_str(), text, sizeof text - 1);
+    if (n <= 0) return false;
+    builder.Folders(Parent(path));
+    builder.Add(Kind::kSymlink, path, std::string(text, static_cast<size_t>(n)));
+    return false;
+  }
+  if (!S_ISDIR(info.st_mode) && !S_ISREG(info.st_mode)) return false;
+  builder.MountPoint(path, S_ISDIR(info.st_mode));
+  builder.Add(Kind::kBindRo, path, path);
+  return true;
+}
+
+void AddDevice(Builder& builder, const std::string& path) {
+  struct stat info;
+  if (stat(path.c_str(), &info) != 0 || !S_ISCHR(info.st_mode)) return;
+  builder.MountPoint(path, false);
+  builder.Add(Kind::kBindDevice, path, path);
+}
+
+// /dev/nvidia0, /dev/nvidiactl, /dev/nvidia-uvm, ... and /dev/nvidia-caps/*: the GPU's nodes.
+std::vector<std::string> GpuDevices() {
+  std::vector<std::string> found;
+  for (const char* folder : {"/dev", "/dev/nvidia-caps"}) {
+    DIR* dir = opendir(folder);
+    if (dir == nullptr) continue;
+    const bool caps = std::strcmp(folder, "/dev") != 0;
+    while (const dirent* entry = readdir(dir)) {
+      std::string name = entry->d_name;
+      if (name == "." || name == "..") continue;
+      if (caps || name.rfind("nvidia", 0) == 0) found.push_back(std::string(folder) + "/" + name);
+    }
+    closedir(dir);
+  }
+  std::sort(found.begin(), found.end());
+  return found;
+}
+
+std::string TempOptions(uint64_t bytes) {
+  return "size=" + std::to_string(bytes) + ",nr_inodes=65536,mode=1777";
+}
+
+}  // namespace
+
+const std::vector<std::string>& ViewBaseFolders() {
+  static const std::vector<std::string> folders = {"/usr/bin",
+                                                   "/usr/sbin",
+                                                   "/usr/lib",
+                                                   "/usr/lib32",
+                                                   "/usr/lib64",
+                                                   "/usr/libx32",
+                                                   "/usr/libexec",
+                                                   "/usr/include",
+                                                   "/usr/local",
+                                                   "/bin",
+                                                   "/sbin",
+                                                   "/lib",
+                                                   "/lib32",
+                                                   "/lib64",
+                                                   "/libx32",
+                                                   "/etc/ld.so.cache",
+                                                   "/etc/ld.so.conf",
+                                                   "/etc/ld.so.conf.d",
+                                                   "/etc/alternatives",
+                                                   "/etc/passwd",
+                                                   "/etc/group",
+                                                   "/sys"};
+  return folders;
+}
+
+const std::vector<std::string>& ViewBaseDevices() {
+  static const std::vector<std::string> devices = {"/dev/null", "/dev/zero", "/dev/full",
+                                                   "/dev/random", "/dev/urandom"};
+  return devices;
+}
+
+Result<std::vector<ViewStep>> PlanView(const ViewRequest& request) {
+  if (request.work_folder.empty() || request.work_folder[0] != '/' || request.work_folder == "/") {
+    return Status::Internal(
+        "sandbox view: the working folder must be an absolute path below the "
+        "root, not '" +
+        request.work_folder + "'");
+  }
+  Builder builder;
+  std::vector<std::string> bound;
+  for (const std::string& path : ViewBaseFolders()) {
+    if (AddMachinePath(builder, path)) bound.push_back(path);
+  }
+  // Shorter first, so that a folder inside another extra one is seen as already bound.
+  std::vector<std::string> extra = request.extra_folders;
+  std::sort(extra.begin(), extra.end(), [](const std::string& a, const std::string& b) {
+    return a.size() != b.size() ? a.size() < b.size() : a < b;
+  });
+  for (const std::string& folder : extra) {
+    if (folder.empty() || folder[0] != '/' || folder == "/") {
+      return Status::Internal(
+          "sandbox view: an extra folder must be an absolute path below the "
+          "root, not '" +
+          folder + "'");
+    }
+    // Inside a bound folder: already there. Holding one (the prefix /usr of Debian's python3):
+    // the base has what of it a process needs, and binding it whole would undo the base's choice.
+    const bool covered = std::any_of(bound.begin(), bound.end(), [&](const std::string& b) {
+      return Within(folder, b) || Within(b, folder);
+    });
+    if (covered) continue;
+    struct stat info;
+    if (stat(folder.c_str(), &info) != 0 || !S_ISDIR(info.st_mode)) continue;
+    builder.MountPoint(folder, true);
+    builder.Add(Kind::kBindRo, folder, folder);
+    bound.push_back(folder);
+  }
+
+  builder.Folders("/dev");
+  builder.Add(Kind::kTmpfs, "/dev", "size=65536,nr_inodes=1024,mode=0755");
+  for (const std::string& device : ViewBaseDevices()) AddDevice(builder, device);
+  for (const std::string& device : GpuDevices()) AddDevice(builder, device);
+  builder.Add(Kind::kSymlink, "/dev/fd", "/proc/self/fd");
+  builder.Add(Kind::kSymlink, "/dev/stdin", "/proc/self/fd/0");
+  builder.Add(Kind::kSymlink, "/dev/stdout", "/proc/self/fd/1");
+  builder.Add(Kind::kSymlink, "/dev/stderr", "/proc/self/fd/2");
+  const std::string temp = TempOptions(request.temp_bytes);
+  for (const char* folder : {"/dev/shm", "/tmp", "/var/tmp"}) {
+    builder.Folders(folder);
+    builder.Add(Kind::kTmpfs, folder, temp);
+  }
+  builder.Folders("/proc");
+  builder.Add(Kind::kProc, "/proc");
+  builder.Folders(request.work_folder);
+  builder.Add(Kind::kBindWork, request.work_folder, request.work_folder);
+  return builder.Take();
+}
+
+Json ViewPolicyJson() {
+  return {
+      {"root", {{"fstype", "tmpfs"}, {"entered_by", "pivot_root"}, {"after", "read-only"}}},
+      {"base", ViewBaseFolders()},
+      {"base_links", "a base path that is a symbolic link is made as the same link"},
+      {"bind_flags", {"ro", "nosuid", "nodev"}},
+      {"extra",
+       {"the interpreter's prefix, and its real path's",
+        "the compiler's prefix, its include and library folders, its libraries' folders",
+        "the native worker's RUNPATH",
+        "a folder inside a bound one, or holding one, adds nothing"}},
+      {"dev",
+       {{"fstype", "tmpfs"},
+        {"devices", ViewBaseDevices()},
+        {"gpu_devices", {"/dev/nvidia*", "/dev/nvidia-caps/*"}},
+        {"links", {"/dev/fd", "/dev/stdin", "/dev/stdout", "/dev/stderr"}}}},
+      {"private_temp", {{"folders", {"/dev/shm", "/tmp", "/var/tmp"}}, {"fstype", "tmpfs"}}},
+      {"proc", "its own PID namespace's"},
+      {"work_folder", "read-write, at its own path, nosuid, nodev"},
+      {"covered_folders", {{"fstype", "tmpfs"}, {"flags", {"ro", "nosuid", "nodev", "noexec"}}}},
+  };
+}
+
+std::vector<std::string> InterpreterFolders(const std::string& interpreter) {
+  std::vector<std::string> folders;
+  auto add = [&](const std::string& path) {
+    const std::string prefix = Parent(Parent(path));
+    if (prefix != "/" && std::find(folders.begin(), folders.end(), prefix) == folders.end()) {
+      folders.push_back(prefix);
+    }
+  };
+  if (interpreter.empty() || interpreter[0] != '/') return folders;
+  add(interpreter);
+  char real[PATH_MAX];
+  if (realpath(interpreter.c_str(), real) != nullptr) add(real);
+  return folders;
+}
+
+std::vector<std::string> ElfRunpath(const std::string& path) {
+  Result<std::string> file = ReadFile(path, 1 << 30);
+  if (!file.ok() || file->size() < sizeof(Elf64_Ehdr)) return {};
+  const std::string& bytes = *file;
+  Elf64_Ehdr header;
+  std::memcpy(&header, bytes.data(), sizeof header);
+  if (std::memcmp(header.e_ident, ELFMAG, SELFMAG) != 0 || header.e_ident[EI_CLASS] != ELFCLASS64) {
+    return {};
+  }
+  auto segment = [&](size_t i, Elf64_Phdr* out) {
+    const uint64_t at = header.e_phoff + i * sizeof(Elf64_Phdr);
+    if (at + sizeof(Elf64_Phdr) > bytes.size()) return false;
+    std::memcpy(out, bytes.data() + at, sizeof *out);
+    return true;
+  };
+  // A virtual address as an offset in the file, through the loadable segments.
+  auto offset_of = [&](uint64_t address, uint64_t* offset) {
+    Elf64_Phdr phdr;
+    for (size_t i = 0; i < header.e_phnum && segment(i, &phdr); ++i) {
+      if (phdr.p_type == PT_LOAD && address >= phdr.p_vaddr &&
+          address < phdr.p_vaddr + phdr.p_filesz) {
+        *offset = address - phdr.p_vaddr + phdr.p_offset;
+        return true;
+      }
+    }
+    return false;
+  };
+  Elf64_Phdr dynamic{};
+  bool found = false;
+  for (size_t i = 0; i < header.e_phnum && segment(i, &dynamic); ++i) {
+    if (dynamic.p_type == PT_DYNAMIC) {
+      found = true;
+      break;
+    }
+  }
+  if (!found) return {};
+  uint64_t strtab = 0, runpath = 0, rpath = 0;
+  bool has_runpath = false, has_rpath = false;
+  for (uint64_t at = dynamic.p_offset;
+       at + sizeof(Elf64_Dyn) <= bytes.size() && at < dynamic.p_offset + dynamic.p_filesz;
+       at += sizeof(Elf64_Dyn)) {
+    Elf64_Dyn entry;
+    std::memcpy(&entry, bytes.data() + at, sizeof entry);
+    if (entry.d_tag == DT_NULL) break;
+    if (entry.d_tag == DT_STRTAB) strtab = entry.d_un.d_ptr;
+    if (entry.d_tag == DT_RUNPATH) runpath = entry.d_un.d_val, has_runpath = true;
+    if (entry.d_tag == DT_RPATH) rpath = entry.d_un.d_val, has_rpath = true;
+  }
+  uint64_t table = 0;
+  if ((!has_runpath && !has_rpath) || !offset_of(strtab, &table)) return {};
+  const uint64_t at = table + (has_runpath ? runpath : rpath);
+  if (at >= bytes.size()) return {};
+  std::string text(bytes.c_str() + at);
+  std::vector<std::string> folders;
+  const std::string origin = Parent(path);
+  size_t start = 0;
+  while (start <= text.size()) {
+    size_t end = text.find(':', start);
+    if (end == std::string::npos) end = text.size();
+    std::string folder = text.substr(start, end - start);
+    for (const char* token : {"$ORIGIN", "${ORIGIN}"}) {
+      if (folder.rfind(token, 0) == 0) folder = origin + folder.substr(std::strlen(token));
+    }
+    if (!folder.empty() && folder[0] == '/') folders.push_back(folder);
+    start = end + 1;
+  }
+  return folders;
+}
+
+}  // namespace ratchet
