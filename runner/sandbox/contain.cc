@@ -223,12 +223,38 @@ bool IsBind(int32_t kind) {
          kind == static_cast<int32_t>(Kind::kBindWork);
 }
 
+// mount_setattr(2) (Linux 5.12), spelled here: <linux/mount.h> and <sys/mount.h> clash.
+struct MountAttr {
+  uint64_t attr_set;
+  uint64_t attr_clr;
+  uint64_t propagation;
+  uint64_t userns_fd;
+};
+constexpr long kSysMountSetattr = 442;
+constexpr uint64_t kMountAttrReadOnly = 0x1, kMountAttrNoSuid = 0x2, kMountAttrNoDev = 0x4;
+constexpr unsigned kAtRecursive = 0x8000;
+
 // Binds the source opened as `fd` at `target` (through /proc/self/fd, so that it is found even
-// though the stage now hides the machine's path), then sets the mount's flags.
-bool BindAt(int fd, const char* target, unsigned long flags) {
+// though the stage now hides the machine's path), with the mounts beneath it: a GPU machine's
+// container runtime binds each driver library file into /usr/lib, and without them the
+// folder holds only their empty stand-ins. Then sets the flags on the whole tree at once; on a
+// kernel without mount_setattr, on the top mount alone.
+bool BindAt(int fd, const char* target, unsigned long flags, bool recursive) {
   char source[32];
   FdPath(fd, source);
-  if (mount(source, target, nullptr, MS_BIND, nullptr) != 0) return false;
+  if (mount(source, target, nullptr, MS_BIND | (recursive ? MS_REC : 0), nullptr) != 0) {
+    return false;
+  }
+  if (recursive) {
+    MountAttr attr = {};
+    if (flags & MS_RDONLY) attr.attr_set |= kMountAttrReadOnly;
+    if (flags & MS_NOSUID) attr.attr_set |= kMountAttrNoSuid;
+    if (flags & MS_NODEV) attr.attr_set |= kMountAttrNoDev;
+    if (syscall(kSysMountSetattr, AT_FDCWD, target, kAtRecursive, &attr, sizeof attr) == 0) {
+      return true;
+    }
+    if (errno != ENOSYS) return false;
+  }
   return mount(nullptr, target, nullptr, MS_REMOUNT | MS_BIND | flags, nullptr) == 0;
 }
 
@@ -245,11 +271,11 @@ bool ApplyViewOp(const ViewOp& op, int fd) {
     case Kind::kSymlink:
       return symlink(op.source, op.target) == 0;
     case Kind::kBindRo:
-      return BindAt(fd, op.target, MS_RDONLY | MS_NOSUID | MS_NODEV);
+      return BindAt(fd, op.target, MS_RDONLY | MS_NOSUID | MS_NODEV, /*recursive=*/true);
     case Kind::kBindDevice:
-      return BindAt(fd, op.target, MS_NOSUID | MS_NOEXEC);
+      return BindAt(fd, op.target, MS_NOSUID | MS_NOEXEC, /*recursive=*/false);
     case Kind::kBindWork:
-      return BindAt(fd, op.target, MS_NOSUID | MS_NODEV);
+      return BindAt(fd, op.target, MS_NOSUID | MS_NODEV, /*recursive=*/false);
     case Kind::kTmpfs:
       return mount("ratchet-temp", op.target, "tmpfs", MS_NOSUID | MS_NODEV, op.source) == 0;
     case Kind::kProc:

@@ -204,11 +204,11 @@ Json ViewPolicyJson() {
       {"root", {{"fstype", "tmpfs"}, {"entered_by", "pivot_root"}, {"after", "read-only"}}},
       {"base", ViewBaseFolders()},
       {"base_links", "a base path that is a symbolic link is made as the same link"},
-      {"bind_flags", {"ro", "nosuid", "nodev"}},
+      {"bind_flags", {"ro", "nosuid", "nodev", "recursive"}},
       {"extra",
        {"the interpreter's prefix, and its real path's",
         "the compiler's prefix, its include and library folders, its libraries' folders",
-        "the native worker's RUNPATH",
+        "the native worker's RUNPATH (a folder inside a Python package: the packages folder)",
         "a folder inside a bound one, or holding one, adds nothing"}},
       {"dev",
        {{"fstype", "tmpfs"},
@@ -299,6 +299,12 @@ std::vector<std::string> ElfRunpath(const std::string& path) {
     std::string folder = text.substr(start, end - start);
     for (const char* token : {"$ORIGIN", "${ORIGIN}"}) {
       if (folder.rfind(token, 0) == 0) folder = origin + folder.substr(std::strlen(token));
+    }
+    // Inside a Python package (libtorch of a torch wheel): the whole packages folder, where
+    // the libraries it loads in turn lie (the nvidia-* wheels beside torch).
+    for (const char* packages : {"/site-packages/", "/dist-packages/"}) {
+      const size_t at = folder.find(packages);
+      if (at != std::string::npos) folder = folder.substr(0, at + std::strlen(packages) - 1);
     }
     if (!folder.empty() && folder[0] == '/') folders.push_back(folder);
     start = end + 1;

@@ -48,7 +48,7 @@ struct ViewStep {
     kDir,         // mkdir target (0755)
     kFile,        // an empty file at target, to bind a file or a device onto
     kSymlink,     // target -> source (the link's text)
-    kBindRo,      // bind source at target, then remount it read-only, nosuid, nodev
+    kBindRo,      // bind source (with its submounts) at target, all read-only, nosuid, nodev
     kBindDevice,  // bind the device node source at target (nosuid, noexec; devices stay usable)
     kBindWork,    // bind the process's own folder at target, read-write, nosuid, nodev
     kTmpfs,       // a tmpfs at target, `source` its options (nosuid, nodev)
@@ -74,8 +74,9 @@ Json ViewPolicyJson();
 std::vector<std::string> InterpreterFolders(const std::string& interpreter);
 
 // The folders a binary names in its ELF RUNPATH (or RPATH), with $ORIGIN replaced: where the
-// loader looks for its libraries before the cache. Empty for none, or for a file that is not a
-// 64-bit ELF file.
+// loader looks for its libraries before the cache; a folder inside a Python package
+// (.../site-packages/torch/lib) stands for the whole packages folder, whose other packages hold
+// the libraries those load. Empty for none, or for a file that is not a 64-bit ELF file.
 std::vector<std::string> ElfRunpath(const std::string& path);
 
 }  // namespace ratchet

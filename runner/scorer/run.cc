@@ -121,8 +121,12 @@ Result<WorkerLaunch> LaunchFor(const Submission& submission, const RuleSet& rule
       if (!library.ok()) return library.status();
       launch.files = {{kNativeSubmissionFile, std::move(*library)}};
     }
-    // Where the loader finds libtorch when the worker was built against a copy outside /usr.
+    // Where the loader finds libtorch when the worker was built against a copy outside /usr
+    // (on a GPU machine, the interpreter's torch package).
     launch.view_folders = ElfRunpath(*worker);
+    for (const std::string& folder : InterpreterFolders(python)) {
+      launch.view_folders.push_back(folder);
+    }
   } else {
     Result<std::string> worker = PythonWorkerFile("worker.py");
     if (!worker.ok()) return worker.status();

@@ -35,6 +35,10 @@ std::vector<std::string> WorkerEnvironment(const std::string& folder,
       "PATH=" + path,
       "LANG=C.UTF-8",
       "HOME=" + folder,
+      // Who the worker is, for getpass.getuser() (torch's compile caches): its uid is in no
+      // account database.
+      "USER=ratchet-worker",
+      "LOGNAME=ratchet-worker",
       "TMPDIR=" + folder + "/tmp",
       "XDG_CACHE_HOME=" + folder + "/cache",
       "TRITON_CACHE_DIR=" + folder + "/cache/triton",

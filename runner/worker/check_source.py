@@ -8,11 +8,14 @@ prints one JSON object, {"ok", "error", "function", "flags"}, and exits 0 when i
 usage or an unreadable file. An empty FUNCTION means "the file's single top-level function".
 
 A method file may, at import, only import modules, define functions and classes, assign constants
-and set torch flags; the names that the allow-lists below trust cannot be rebound. The decisions
-and the messages are those of rule set mnist-a100/1.2.0, so a user sees the same verdict from
-ratchet as from that rule set's reference scorer. The review flags are advice for the human who
-reads a record before it stands; they reject nothing. Standard library only: the parent runs this
-file in the sandbox with Debian's python3.
+and set torch flags; the names that the allow-lists below trust cannot be rebound. Those decisions
+and their messages are those of rule set mnist-a100/1.2.0, so a user sees the same verdict from
+ratchet as from that rule set's reference scorer wherever it refuses a file. A file those rules
+pass must then keep ratchet's own rule (class Inert): nothing the file defines may run, or be
+handed to code that could run it, while it loads. Any fault of this checker while it reads a
+file is a refusal too, never a crash. The review flags are advice for the human who reads a record
+before it stands; they reject nothing. Standard library only: the parent runs this file in the
+sandbox with Debian's python3.
 """
 
 import os
@@ -26,6 +29,7 @@ if sys.path and os.path.abspath(sys.path[0] or ".") == os.path.dirname(os.path.a
 
 import argparse  # noqa: E402
 import ast  # noqa: E402
+import builtins  # noqa: E402
 import json  # noqa: E402
 import math  # noqa: E402
 
@@ -78,6 +82,22 @@ STATEMENT_NAMES = {
     ast.Return: "a return"}
 FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
 
+# ratchet's own rule (class Inert). Library classes a class may derive from: building a subclass
+# runs only their own code (torch.autograd.Function's metaclass makes the backward class), never the
+# subclass's. Any other library base may bring a metaclass or an __init_subclass__ that calls into
+# the new class (enum.Enum calls its members' __new__ and __init__).
+LIBRARY_BASES = frozenset({"torch.nn.Module", "torch.autograd.Function"})
+# Subscripts that only build a type annotation, whatever they are given: typing's forms and the
+# builtin generics (typing.Optional[Net], list[Net]).
+TYPE_FORMS = frozenset({"list", "dict", "tuple", "set", "frozenset", "type"})
+# The decorators a class may carry. Any other is handed the class and may call its functions:
+# torch.jit.script calls the class's mro(), which the class may define.
+CLASS_DECORATORS = frozenset({"dataclass", "dataclasses.dataclass"})
+SETTERS = frozenset({"setter", "getter", "deleter"})
+COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp)
+INERT_RULE = ("Nothing a method file defines may run, or be handed to code that could run it, "
+              "while the file loads")
+
 # Review flags: thresholds of rule set mnist-a100/1.2.0 ("review_flags" in its JSON).
 REVIEW = {"blob_bytes": 512, "blob_entropy": 5.2, "hex_fraction": 0.95, "numeric_literals": 400,
           "near_limit_fraction": 0.75}
@@ -91,6 +111,10 @@ HEX_DIGITS = frozenset("0123456789abcdefABCDEF")
 
 class SourceError(Exception):
     """A broken source rule; the text is the message a user sees."""
+
+
+class LoadsCode(SourceError):
+    """A break of ratchet's own rule, in a file the reference scorer's rules pass."""
 
 
 class AmbiguousFunction(ValueError):
@@ -337,6 +361,345 @@ class Checker:
                 self.statement(inner, "module")
 
 
+def target_names(target):
+    """The names an assignment or loop target binds (an attribute or a subscript binds none)."""
+    if isinstance(target, ast.Name):
+        return [target.id]
+    if isinstance(target, ast.Starred):
+        return target_names(target.value)
+    if isinstance(target, (ast.Tuple, ast.List)):
+        return [name for element in target.elts for name in target_names(element)]
+    return []
+
+
+class Inert:
+    """ratchet's own rule, checked once the reference scorer's rules pass: nothing the file defines
+    may run, or be handed to code that could run it, while it loads.
+
+    The reference rules already keep the calls at import to an allow-list. What remains are the
+    paths by which Python or a library calls code of the file without a call in the source: a
+    metaclass or __init_subclass__ of a base (enum.Enum builds its members), a class hook the
+    reference misses inside an `if` block, a class decorator handed the class, a descriptor under
+    classmethod (a property read on the class), a rebound name in @x.setter or behind an import
+    alias, a decorator factory given a function to call, wrap or register, `**` unpacking (it
+    calls keys()), and a library's operator or subscript handed a class or function of the file.
+    Closing those keeps two facts true while the file loads: no object of a class of the file
+    exists (no call makes one, and no base builds one), and no class of the file has a metaclass
+    of the file's. So every operator, comparison, attribute read, f-string and subscript the
+    reference rules allow runs Python's or a library's code on Python's or a library's objects,
+    never the file's.
+    """
+
+    def __init__(self, filename, tree, aliases):
+        self.filename, self.aliases = filename, aliases
+        self.bindings = {}  # name -> [(kind, node, value)], module and class level alike
+        self.collect(tree.body, "module")
+        self.taint_memo, self.data_memo = {}, {}
+
+    def reject(self, node, what, where, why):
+        raise LoadsCode(f"{self.filename} line {node.lineno}: {what} at {where} level: {why}. "
+                        f"{INERT_RULE}")
+
+    # What each name may be bound to, from every binding at module and class level (a class body
+    # reads its own names first, then the module's: taking them together is on the safe side).
+    def bind(self, name, kind, node, value=None):
+        self.bindings.setdefault(name, []).append((kind, node, value))
+
+    def collect(self, body, where):
+        for node in body:
+            if isinstance(node, (ast.Import, ast.ImportFrom)):
+                for alias in node.names:
+                    if isinstance(node, ast.Import):
+                        bound = alias.asname or alias.name.split(".")[0]
+                        self.bind(bound, "import", node, alias.name if alias.asname else bound)
+                    elif alias.name != "*":
+                        source = node.module and not node.level and f"{node.module}.{alias.name}"
+                        self.bind(alias.asname or alias.name, "import", node, source or None)
+            elif isinstance(node, FUNCTIONS):
+                self.bind(node.name, "def", node)
+            elif isinstance(node, ast.ClassDef):
+                self.bind(node.name, "class", node)
+                self.collect(node.body, "class")
+            elif isinstance(node, ast.Assign):
+                for target in node.targets:
+                    self.bind_target(target, node.value, node)
+            elif isinstance(node, ast.AnnAssign) and node.value is not None:
+                self.bind_target(node.target, node.value, node)
+            elif isinstance(node, ast.Try):
+                for handler in node.handlers:
+                    if handler.name:
+                        self.bind(handler.name, "except", handler)
+                for block in (node.body, node.orelse, node.finalbody,
+                              *[h.body for h in node.handlers]):
+                    self.collect(block, where)
+            elif isinstance(node, ast.If) and not (where == "module" and main_guard(node)):
+                self.collect(node.body + node.orelse, where)
+
+    def bind_target(self, target, value, node):
+        if isinstance(target, ast.Name):
+            self.bind(target.id, "assign", node, value)
+        elif (isinstance(target, (ast.Tuple, ast.List)) and isinstance(value, (ast.Tuple, ast.List))
+              and len(target.elts) == len(value.elts)
+              and not any(isinstance(e, ast.Starred) for e in target.elts + value.elts)):
+            for element, part in zip(target.elts, value.elts):
+                self.bind_target(element, part, node)
+        else:  # unpacking of something else, or an attribute (a torch flag), which binds no name
+            for name in target_names(target):
+                self.bind(name, "unpack", node, value)
+
+    def imported(self, name):
+        """The dotted origin of `name` when imports of one origin are its only bindings (besides
+        `name = None`, the fallback of an optional import); else None."""
+        sources = set()
+        for kind, _, value in self.bindings.get(name, ()):
+            if kind == "import" and value:
+                sources.add(value)
+            elif not (kind == "assign" and isinstance(value, ast.Constant) and value.value is None):
+                return None
+        return sources.pop() if len(sources) == 1 else None
+
+    def library_name(self, node):
+        """The dotted name `node` reads, its first part read through its import; None otherwise."""
+        name = dotted(node)
+        source = self.imported(name.split(".")[0]) if name else None
+        return source and ".".join([source] + name.split(".")[1:])
+
+    def tainted(self, node, local):
+        """Whether `node` may evaluate to a function, class or lambda of the file, or to something
+        holding one. `local` maps the comprehension variables in scope to the same question."""
+        if isinstance(node, ast.Lambda):
+            return True
+        if isinstance(node, (ast.Constant, ast.JoinedStr)):
+            return False
+        if isinstance(node, ast.Name):
+            return local[node.id] if node.id in local else self.name_tainted(node.id)
+        if isinstance(node, COMPREHENSIONS):
+            local = dict(local)
+            for generator in node.generators:
+                held = self.tainted(generator.iter, local)
+                local.update((name, held) for name in target_names(generator.target))
+            results = [node.key, node.value] if isinstance(node, ast.DictComp) else [node.elt]
+            return any(self.tainted(result, local) for result in results)
+        return any(self.tainted(child.value if isinstance(child, ast.keyword) else child, local)
+                   for child in ast.iter_child_nodes(node)
+                   if isinstance(child, (ast.expr, ast.keyword)))
+
+    def name_tainted(self, name):
+        if name not in self.taint_memo:
+            self.taint_memo[name] = True  # bound through itself: assume the worst
+            self.taint_memo[name] = any(
+                kind in ("def", "class") or (kind in ("assign", "unpack")
+                                             and self.tainted(value, {}))
+                for kind, _, value in self.bindings.get(name, ()))
+        return self.taint_memo[name]
+
+    def inert(self, node):
+        """Whether a decorator argument is plain data, which no decorator can call: constants,
+        f-strings, a static call such as triton.Config(...), literal lists, tuples and sets (and
+        comprehensions) that hold nothing of the file, literal dicts whose keys hold nothing of the
+        file (their values may: @triton.heuristics takes a dict of lambdas, to call at launch),
+        operators on such values, and names assigned only such values."""
+        if isinstance(node, (ast.Constant, ast.JoinedStr, ast.Call)):
+            return True
+        if isinstance(node, ast.Dict):
+            return not any(self.tainted(key, {}) for key in node.keys if key is not None)
+        if isinstance(node, (ast.List, ast.Tuple, ast.Set, *COMPREHENSIONS)):
+            return not isinstance(node, ast.GeneratorExp) and not self.tainted(node, {})
+        if isinstance(node, ast.Name):
+            return self.data_name(node.id)
+        if isinstance(node, ast.IfExp):
+            return self.inert(node.body) and self.inert(node.orelse)
+        if isinstance(node, (ast.UnaryOp, ast.BinOp, ast.BoolOp, ast.Compare)):
+            return all(self.inert(c) for c in ast.iter_child_nodes(node) if isinstance(c, ast.expr))
+        return False
+
+    def data_name(self, name):
+        if name not in self.data_memo:
+            self.data_memo[name] = False
+            bindings = self.bindings.get(name, ())
+            self.data_memo[name] = bool(bindings) and all(
+                kind == "assign" and self.inert(value) for kind, _, value in bindings)
+        return self.data_memo[name]
+
+    # The statements an import runs, in order.
+    def block(self, body, where, latest=None):
+        latest = {} if latest is None else latest  # class level: the statement last binding a name
+        for node in body:
+            self.statement(node, where, latest)
+            if where == "class":
+                names = [a.asname or a.name.split(".")[0] for a in getattr(node, "names", ())]
+                if isinstance(node, (*FUNCTIONS, ast.ClassDef)):
+                    names = [node.name]
+                elif isinstance(node, (ast.Assign, ast.AnnAssign)):
+                    targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+                    names = [name for target in targets for name in target_names(target)]
+                latest.update((name, node) for name in names)
+
+    def statement(self, node, where, latest):
+        if isinstance(node, ast.ImportFrom) and any(a.name == "*" for a in node.names):
+            self.reject(node, f"a star import (from {node.module} import *)", where,
+                        "the names it binds cannot be checked; import the names you use")
+        elif isinstance(node, ast.Expr):
+            self.expression(node.value, where)
+        elif isinstance(node, (ast.Assign, ast.AnnAssign)):
+            for target in (node.targets if isinstance(node, ast.Assign) else [node.target]):
+                name = dotted(target) if isinstance(target, ast.Attribute) else None
+                if name and any(part.startswith("__") for part in name.split(".")):
+                    self.reject(node, f"an assignment to {name}", where,
+                                "a dunder attribute is no torch flag")
+            self.expression(node.value, where)
+            self.expression(getattr(node, "annotation", None), where)
+        elif isinstance(node, FUNCTIONS):
+            self.function(node, where, latest)
+        elif isinstance(node, ast.ClassDef):
+            self.class_def(node, where)
+        elif isinstance(node, ast.Try):
+            for handler in node.handlers:
+                self.expression(handler.type, where)
+            for block in (node.body, *[h.body for h in node.handlers], node.orelse, node.finalbody):
+                self.block(block, where)
+        elif isinstance(node, ast.If) and not (where == "module" and main_guard(node)):
+            self.block(node.body, where, latest)  # an `if TYPE_CHECKING:` block
+
+    def function(self, node, where, latest):
+        if where == "class" and node.name in CLASS_HOOKS:  # the reference looks only one level down
+            self.reject(node, f"the method {node.name}, inside a block of the class body,", where,
+                        "Python calls it when the class is subclassed or subscripted")
+        last = len(node.decorator_list) - 1
+        for index, decorator in enumerate(node.decorator_list):
+            self.decorator(decorator, where, latest)
+            called = decorator.func if isinstance(decorator, ast.Call) else decorator
+            if origin(called, self.aliases) == "classmethod" and index != last:
+                self.reject(decorator, f"@classmethod over another decorator on {node.name}", where,
+                            "classmethod may only wrap a plain function (over a property, "
+                            "reading the attribute on the class runs it)")
+        args = node.args
+        for value in (args.defaults + args.kw_defaults + [node.returns]
+                      + [a.annotation for a in args.posonlyargs + args.args + args.kwonlyargs]
+                      + [args.vararg and args.vararg.annotation,
+                         args.kwarg and args.kwarg.annotation]):
+            self.expression(value, where)
+
+    def decorator(self, node, where, latest):
+        if (isinstance(node, ast.Attribute) and node.attr in SETTERS
+                and isinstance(node.value, ast.Name)):
+            name = node.value.id
+            before = latest.get(name)
+            first = (before.decorator_list or [None])[0] if isinstance(before, FUNCTIONS) else None
+            # The property itself, or what an earlier (checked) @x.setter made of it.
+            if not (dotted(first) == "property" or (isinstance(first, ast.Attribute)
+                                                    and first.attr in SETTERS)):
+                self.reject(node, f"@{name}.{node.attr}", where,
+                            f"{name} is not the property defined just before it")
+            return
+        called = node.func if isinstance(node, ast.Call) else node
+        self.alias(called, where)
+        if isinstance(node, ast.Call):
+            self.unpacking(node, where)
+            for argument in call_arguments(node):
+                if not self.inert(argument):
+                    self.reject(argument, f"an argument of the decorator {dotted(called)} that is "
+                                "not plain data", where, "a decorator may call, wrap or register "
+                                "what it is given, so its arguments may only be constants, "
+                                "triton.Config(...), literal lists, tuples, sets and dicts that "
+                                "hold nothing of the file but as a dict's values, and names "
+                                "assigned only such values")
+                self.expression(argument, where)
+
+    def class_def(self, node, where):
+        for base in node.bases:
+            bindings = self.bindings.get(base.id, ()) if isinstance(base, ast.Name) else None
+            if bindings == ():
+                allowed = isinstance(getattr(builtins, base.id, None), type)
+            elif bindings and len(bindings) == 1 and bindings[0][0] == "class":
+                allowed = True  # a class of the file, itself held to these rules
+            else:
+                allowed = self.library_name(base) in LIBRARY_BASES
+            if not allowed:
+                self.reject(base, f"the base {dotted(base) or ast.unparse(base)} of class "
+                            f"{node.name}", where, "a class may derive only from object, a builtin "
+                            "class, torch.nn.Module, torch.autograd.Function or a class of the "
+                            "file; another base may bring a metaclass or __init_subclass__ that "
+                            "runs the class's code, as enum.Enum does")
+        for decorator in node.decorator_list:
+            called = decorator.func if isinstance(decorator, ast.Call) else decorator
+            if origin(called, self.aliases) not in CLASS_DECORATORS:
+                self.reject(decorator, f"the decorator {dotted(called)} on class {node.name}",
+                            where, "a class may carry only @dataclass, which builds it; another "
+                            "decorator is handed the class and may call its functions, as "
+                            "torch.jit.script calls its mro()")
+            self.decorator(decorator, where, {})
+        self.block(node.body, "class")
+
+    def type_form(self, node):
+        """typing.Optional, Tuple (imported from typing), list, dict...: a subscript of one builds
+        an annotation from what it is given, never calling it."""
+        if isinstance(node, ast.Name) and not self.bindings.get(node.id):
+            return node.id in TYPE_FORMS
+        return (self.library_name(node) or "").startswith("typing.")
+
+    def alias(self, called, where):
+        """A decorator or call recognised through an import alias: the import must be the alias's
+        only binding, or the allow-list would trust whatever the file bound it to."""
+        name = dotted(called)
+        if name in self.aliases and self.imported(name) is None:
+            self.reject(called, f"{name}, which names {self.aliases[name]} through an import but "
+                        "is bound again,", where, "a name that the allow-lists read through an "
+                        "import may be bound only by that import")
+
+    def unpacking(self, call, where):
+        if (any(isinstance(a, ast.Starred) for a in call.args)
+                or any(k.arg is None for k in call.keywords)):
+            self.reject(call, f"`*` or `**` unpacking in the call of {dotted(call.func)}", where,
+                        "`**` calls the unpacked object's keys()")
+
+    def expression(self, node, where, local=None):
+        """An expression the import evaluates, one that the reference rules found static."""
+        if node is None:
+            return
+        local = local or {}
+        if isinstance(node, ast.Lambda):  # only its defaults run now
+            for default in node.args.defaults + node.args.kw_defaults:
+                self.expression(default, where, local)
+            return
+        if isinstance(node, ast.Dict) and None in node.keys:
+            self.reject(node, "`**` unpacking in a dict", where,
+                        "it calls the unpacked object's keys()")
+        if isinstance(node, ast.Call):
+            self.alias(node.func, where)
+            self.unpacking(node, where)
+        operands = []
+        if isinstance(node, ast.BinOp):
+            operands = [node.left, node.right]
+        elif isinstance(node, ast.Compare) and not all(isinstance(op, (ast.Is, ast.IsNot))
+                                                       for op in node.ops):
+            operands = [node.left, *node.comparators]  # `is` compares identities, calling nothing
+        elif isinstance(node, ast.Subscript) and not self.type_form(node.value):
+            operands = [node.slice]
+        for operand in operands:
+            if self.tainted(operand, local):
+                what = {ast.BinOp: "an operator", ast.Compare: "a comparison",
+                        ast.Subscript: "a subscript"}[type(node)]
+                self.reject(node, f"{what} given a function, class or lambda of the file", where,
+                            "the other side may be a library's code, which could call it")
+        if isinstance(node, COMPREHENSIONS):
+            local = dict(local)
+            for generator in node.generators:
+                self.expression(generator.iter, where, local)
+                held = self.tainted(generator.iter, local)
+                local.update((name, held) for name in target_names(generator.target))
+                for condition in generator.ifs:
+                    self.expression(condition, where, local)
+            results = [node.key, node.value] if isinstance(node, ast.DictComp) else [node.elt]
+            for result in results:
+                self.expression(result, where, local)
+            return
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, (ast.expr, ast.keyword)):
+                self.expression(child.value if isinstance(child, ast.keyword) else child, where,
+                                local)
+
+
 def parse(source, filename):
     try:
         return ast.parse(source)
@@ -358,6 +721,7 @@ def check_source(source, function, filename="the method file", max_bytes=MAX_SOU
         checker.statement(node, "module")
     if not any(isinstance(n, FUNCTIONS) and n.name == function for n in tree.body):
         raise SourceError(f"{filename} does not define {function}() at the top level")
+    Inert(filename, tree, checker.aliases).block(tree.body, "module")
 
 
 def single_function(source, path):
@@ -428,11 +792,13 @@ def verdict(source, function, filename, max_bytes=MAX_SOURCE_BYTES, review=None)
         check_source(source, function, filename, max_bytes)
     except SourceError as problem:
         error = str(problem)
-    except RecursionError:  # nesting deeper than the checker's recursion: reject, never crash
+    except (RecursionError, MemoryError):  # nesting deeper than the parser or the checker can go
         error = f"{filename} is nested too deeply to check"
+    except Exception as fault:  # noqa: BLE001  a fault of the checker refuses the file: no crash
+        error = f"{filename} could not be checked ({type(fault).__name__}: {fault})"
     try:
         flags = review_flags(source, max_bytes, review)
-    except (SyntaxError, ValueError, RecursionError):
+    except Exception:  # noqa: BLE001  a file that does not parse, or nests too deeply, has none
         flags = []
     return {"ok": error is None, "error": error, "function": function, "flags": flags}
 
@@ -468,8 +834,8 @@ def main(argv=None):
         except AmbiguousFunction as error:
             print(f"check_source.py: error: {error}", file=sys.stderr)
             return 2
-        except (SyntaxError, ValueError, RecursionError):
-            function = None  # the file does not parse: check_source says so, as a rule
+        except Exception:  # noqa: BLE001  the file does not parse: check_source says so, as a rule
+            function = None
     print(json.dumps(verdict(source, function or "", filename, args.max_bytes,
                              args.review_flags)))
     return 0

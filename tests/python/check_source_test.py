@@ -4,6 +4,8 @@ The decisions of source_cases.py are pinned here by hand; check_source_diff.py c
 message with the reference scorer's when it is present.
 """
 
+import contextlib
+import io
 import json
 import os
 import re
@@ -12,6 +14,7 @@ import sys
 import tempfile
 import unittest
 from pathlib import Path
+from unittest import mock
 
 HERE = Path(__file__).resolve().parent
 SOURCE_DIR = Path(os.environ.get("RATCHET_SOURCE_DIR", HERE.parents[1]))
@@ -21,7 +24,7 @@ EXAMPLES = SOURCE_DIR / "baselines" / "submissions"
 sys.path.insert(0, str(CHECKER.parent))
 sys.path.insert(0, str(HERE))
 import check_source  # noqa: E402
-from source_cases import CASES  # noqa: E402
+from source_cases import CASES, STRICTER_CASES  # noqa: E402
 
 ALLOW_LIST = ("['cache', 'cached_property', 'classmethod', 'dataclass', 'dataclasses.dataclass', "
               "'functools.cache', 'functools.cached_property', 'functools.lru_cache', 'lru_cache', "
@@ -32,6 +35,9 @@ RULES = ("At import a method file may only import, define functions and classes,
          "constants and set torch flags")
 MOVE = ("; move the work inside your function, and put a scoring call such as "
         "print(mnist.score(...)) under `if __name__ == \"__main__\":`")
+INERT = ("Nothing a method file defines may run, or be handed to code that could run it, while the "
+         "file loads")
+METHOD = "def method(a, b, c):\n    return 0\n"
 
 
 def run_checker(*args):
@@ -105,6 +111,124 @@ class CasesTest(unittest.TestCase):
         deep = "X = " + "-" * 5000 + "1\ndef method(a, b, c):\n    return 0\n"
         answer = check_source.verdict(deep.encode(), "method", "m.py")
         self.assertFalse(answer["ok"])
+
+
+class RatchetRuleTest(unittest.TestCase):
+    """ratchet's own rule: files the reference passes although loading them runs their code."""
+
+    def test_each_stricter_case_is_refused_by_ratchets_rule(self):
+        for name, text, function, passes in STRICTER_CASES:
+            with self.subTest(name):
+                answer = check_source.verdict(text.encode(), function, "case.py")
+                self.assertEqual(answer["ok"], passes, "the file runs its own code while it loads")
+                self.assertRegex(answer["error"], r"^case\.py line \d+: ")
+                self.assertTrue(answer["error"].endswith(INERT), answer["error"])
+                with self.assertRaises(check_source.LoadsCode) as refused:
+                    check_source.check_source(text.encode(), function, "case.py")
+                self.assertEqual(str(refused.exception), answer["error"])
+
+    def test_messages_name_the_line_and_what_is_not_allowed(self):
+        cases = dict((name, text) for name, text, _, _ in STRICTER_CASES)
+
+        def error(name):
+            return check_source.verdict(cases[name].encode(), "method", "m.py")["error"]
+
+        self.assertEqual(error("classmethod over property, read at import"),
+                         "m.py line 2: @classmethod over another decorator on size at class "
+                         "level: classmethod may only wrap a plain function (over a property, "
+                         f"reading the attribute on the class runs it). {INERT}")
+        self.assertEqual(error("enum class"),
+                         "m.py line 4: the base enum.Enum of class Color at module level: a class "
+                         "may derive only from object, a builtin class, torch.nn.Module, "
+                         "torch.autograd.Function or a class of the file; another base may bring "
+                         "a metaclass or __init_subclass__ that runs the class's code, as "
+                         f"enum.Enum does. {INERT}")
+        self.assertEqual(error("class decorator handed the class"),
+                         "m.py line 4: the decorator torch.jit.script on class Box at module "
+                         "level: a class may carry only @dataclass, which builds it; another "
+                         "decorator is handed the class and may call its functions, as "
+                         f"torch.jit.script calls its mro(). {INERT}")
+        self.assertEqual(error("decorator argument is a function of the file"),
+                         "m.py line 8: an argument of the decorator functools.lru_cache that is "
+                         "not plain data at module level: a decorator may call, wrap or register "
+                         "what it is given, so its arguments may only be constants, "
+                         "triton.Config(...), literal lists, tuples, sets and dicts that hold "
+                         "nothing of the file but as a dict's values, and names assigned only "
+                         f"such values. {INERT}")
+        self.assertEqual(error("aliased decorator redefined"),
+                         "m.py line 8: memo, which names functools.lru_cache through an import "
+                         "but is bound again, at module level: a name that the allow-lists read "
+                         f"through an import may be bound only by that import. {INERT}")
+        self.assertEqual(error("setter of a rebound property"),
+                         "m.py line 13: @x.setter at class level: x is not the property defined "
+                         f"just before it. {INERT}")
+        self.assertEqual(error("dict unpacking of a class"),
+                         "m.py line 6: `**` unpacking in a dict at module level: it calls the "
+                         f"unpacked object's keys(). {INERT}")
+        self.assertEqual(error("library subscript given a class of the file"),
+                         "m.py line 9: a subscript given a function, class or lambda of the file "
+                         "at module level: the other side may be a library's code, which could "
+                         f"call it. {INERT}")
+        self.assertEqual(error("class hook inside an if block"),
+                         "m.py line 6: the method __init_subclass__, inside a block of the class "
+                         "body, at class level: Python calls it when the class is subclassed or "
+                         f"subscripted. {INERT}")
+        self.assertEqual(error("star import"),
+                         "m.py line 1: a star import (from torch import *) at module level: the "
+                         f"names it binds cannot be checked; import the names you use. {INERT}")
+        self.assertEqual(error("torch flag with a dunder part"),
+                         "m.py line 3: an assignment to torch.__path__ at module level: a dunder "
+                         f"attribute is no torch flag. {INERT}")
+
+    def test_the_reference_message_comes_first(self):
+        # A file that breaks a reference rule gets the reference's message, even where ratchet's
+        # own rule would refuse an earlier line.
+        text = "import enum\n\n\nclass Color(enum.Enum):\n    RED = 1\n\n\nprint(1)\n" + METHOD
+        self.assertEqual(check_source.verdict(text.encode(), "method", "m.py")["error"],
+                         f"m.py line 8: a call to print at module level. {RULES}{MOVE}")
+
+
+class CheckerFaultTest(unittest.TestCase):
+    """Whatever goes wrong inside the checker, the answer is a verdict: one JSON line, exit 0."""
+
+    DEEP = "X = " + "-" * 7000 + "1\n" + METHOD  # ast.parse runs out of parser stack: MemoryError
+
+    def test_a_parser_that_runs_out_of_memory_is_a_refusal(self):
+        with tempfile.NamedTemporaryFile("w", suffix=".py", delete=False) as handle:
+            handle.write(self.DEEP)
+        self.addCleanup(os.unlink, handle.name)
+        for function in ("method", ""):
+            with self.subTest(function=function):
+                code, out, err = run_checker(handle.name, function, "--name", "deep.py")
+                self.assertEqual(code, 0, err)
+                self.assertEqual(out.count("\n"), 1, out)
+                self.assertEqual(json.loads(out),
+                                 {"ok": False, "error": "deep.py is nested too deeply to check",
+                                  "function": function, "flags": []})
+                self.assertNotIn("Traceback", err)
+
+    def test_an_exception_of_the_checker_is_a_refusal(self):
+        def broken(*args, **kwargs):
+            raise KeyError("no such node")
+
+        for target in ("parse", "review_flags"):
+            with self.subTest(target), mock.patch.object(check_source, target, broken):
+                answer = check_source.verdict(METHOD.encode(), "method", "m.py")
+                if target == "parse":
+                    self.assertEqual(answer["error"],
+                                     "m.py could not be checked (KeyError: 'no such node')")
+                else:
+                    self.assertEqual((answer["ok"], answer["flags"]), (True, []))
+        with tempfile.NamedTemporaryFile("w", suffix=".py", delete=False) as handle:
+            handle.write(METHOD)
+        self.addCleanup(os.unlink, handle.name)
+        out = io.StringIO()
+        with mock.patch.object(check_source, "parse", broken), contextlib.redirect_stdout(out):
+            code = check_source.main([handle.name, "", "--name", "m.py"])
+        self.assertEqual(code, 0)
+        self.assertEqual(json.loads(out.getvalue()),
+                         {"ok": False, "error": "m.py could not be checked (KeyError: 'no such "
+                          "node')", "function": "method", "flags": []})
 
 
 class CorpusTest(unittest.TestCase):

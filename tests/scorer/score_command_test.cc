@@ -272,7 +272,9 @@ TEST(ScoreCommandTest, WorkersOfLaterCallsStartAheadFrozenAndOutOfReach) {
   if (!full) return;  // without root the workers share ratchet's uid: nothing is out of reach
   Result<std::string> first = ReadFile(folder + "/logs/01.log");
   ASSERT_TRUE(first.ok()) << first.status().message();
-  EXPECT_NE(first->find("call 2: 3 other workers, none reachable, thread states ['T', 'T', 'T']"),
+  // Each worker is the first process of a PID namespace of its own: the workers started ahead
+  // (frozen_ahead above) are not even in its /proc.
+  EXPECT_NE(first->find("call 2: 0 other workers, none reachable, thread states []"),
             std::string::npos)
       << *first;
 }
@@ -403,14 +405,15 @@ TEST(ScoreCommandTest, AJoinedWorkerIsOutOfReachAndStoppedWhileTheOtherIsTimed) 
   EXPECT_EQ(calls[1]["phases"].value("paired_with", Json()), 3);
   Result<std::string> second = ReadFile(out + "/records/reach_other_workers/run-1/logs/02.log");
   ASSERT_TRUE(second.ok()) << second.status().message();
-  // In call 2's timed call: call 3's worker (its method warmed up) and call 4's, both stopped.
-  EXPECT_NE(second->find("call 2: 2 other workers, none reachable, thread states ['T', 'T']"),
+  // In call 2's timed call, call 3's worker (its method warmed up) and call 4's are alive and
+  // stopped, and out of sight: every worker has a PID namespace of its own.
+  EXPECT_NE(second->find("call 2: 0 other workers, none reachable, thread states []"),
             std::string::npos)
       << *second;
-  // In call 3's timed call: call 2's worker, still there and stopped, and call 4's.
+  // In call 3's timed call: call 2's worker, still there and stopped, and call 4's: unseen.
   Result<std::string> third = ReadFile(out + "/records/reach_other_workers/run-1/logs/03.log");
   ASSERT_TRUE(third.ok()) << third.status().message();
-  EXPECT_NE(third->find("call 2: 2 other workers, none reachable, thread states ['T', 'T']"),
+  EXPECT_NE(third->find("call 2: 0 other workers, none reachable, thread states []"),
             std::string::npos)
       << *third;
 }

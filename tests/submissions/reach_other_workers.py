@@ -1,4 +1,4 @@
-# red-team: looks for the workers of later calls (started ahead, each as its own uid), tries to signal them and to open their memory, environment and descriptors, and checks that they are stopped during its timed call; raises if any of that fails; expected: scored like ncm.py
+# red-team: looks for the workers of later calls (started ahead, each as its own uid, in its own PID namespace: none is in sight), tries to signal them and to open their memory, environment and descriptors, and checks that they are stopped during its timed call; raises if any of that fails; expected: scored like ncm.py
 import os
 
 import torch
