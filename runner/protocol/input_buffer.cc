@@ -43,6 +43,9 @@ Result<InputBuffer> InputBuffer::Create(const InputLayout& layout) {
   if (fcntl(fd.get(), F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL) != 0) {
     return Status::IOError("fcntl F_ADD_SEALS on the input buffer", errno);
   }
+  // Read-only for everyone: the worker's descriptor is, and /proc/self/fd/N would otherwise let
+  // it open the buffer again for writing (a memfd is made 0777). Root still opens it as it likes.
+  if (fchmod(fd.get(), 0400) != 0) return Status::IOError("fchmod 0400 of the input buffer", errno);
   void* data = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd.get(), 0);
   if (data == MAP_FAILED) {
     return Status::IOError("mmap input buffer (" + std::to_string(bytes) + " bytes)", errno);

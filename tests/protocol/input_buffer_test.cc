@@ -3,6 +3,8 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <sys/stat.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -60,6 +62,29 @@ TEST_F(InputBufferTest, TheWorkerMappingSeesWhatTheParentWrote) {
   // Little-endian on the wire: the low byte of 7 comes first.
   EXPECT_EQ(mapping->data()[layout.train_y_offset()], 7);
   EXPECT_EQ(mapping->size(), 48u + 24u + 32u);
+}
+
+// Through /proc/self/fd/N a process may open a descriptor's file again, with the file's own
+// permissions: the buffer's are read-only for everyone, so a worker of another uid (or of
+// ratchet's own, under a partial sandbox) gets EACCES for writing.
+TEST_F(InputBufferTest, TheBufferCannotBeOpenedAgainForWriting) {
+  Result<UniqueFd> fd = buffer_->ReadOnlyFd();
+  ASSERT_TRUE(fd.ok());
+  struct stat info;
+  ASSERT_EQ(fstat(fd->get(), &info), 0);
+  EXPECT_EQ(info.st_mode & 07777, 0400u);
+  if (geteuid() != 0) return;  // without root: the mode above is the whole story
+  const std::string path = "/proc/self/fd/" + std::to_string(fd->get());
+  pid_t child = fork();
+  if (child == 0) {
+    if (setresgid(65534, 65534, 65534) != 0 || setresuid(65534, 65534, 65534) != 0) _exit(2);
+    int rw = open(path.c_str(), O_RDWR);
+    _exit(rw < 0 && errno == EACCES ? 0 : 1);
+  }
+  int status = 0;
+  ASSERT_EQ(waitpid(child, &status, 0), child);
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 0) << "the sandbox uid opened the input buffer for writing";
 }
 
 TEST_F(InputBufferTest, TheWorkerDescriptorIsReadOnlyAndCannotBeMappedWritable) {

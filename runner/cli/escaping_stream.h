@@ -1,0 +1,44 @@
+// What ratchet prints passes through here: a submission's words (an exception's message, a
+// compiler's output, a worker's log) reach the operator's terminal in its messages, and a
+// control character among them could retitle, blank or rewrite that terminal. Every C0 control
+// but newline and tab, DEL, and every C1 control (U+0080-U+009F, as UTF-8) is printed as text
+// instead: \x1b, \x7f, \u009b.
+#ifndef RATCHET_CLI_ESCAPING_STREAM_H_
+#define RATCHET_CLI_ESCAPING_STREAM_H_
+
+#include <ostream>
+#include <streambuf>
+#include <string>
+
+namespace ratchet {
+
+class EscapingBuf : public std::streambuf {
+ public:
+  explicit EscapingBuf(std::streambuf* sink) : sink_(sink) {}
+  ~EscapingBuf() override;
+
+ protected:
+  int_type overflow(int_type c) override;
+  int sync() override;
+
+ private:
+  bool Put(const std::string& text);
+  std::streambuf* sink_;
+  bool lead_c2_ = false;  // the last byte was 0xC2, which may begin a C1 control
+};
+
+// An ostream over `sink`'s buffer that escapes as above.
+class EscapingStream : public std::ostream {
+ public:
+  explicit EscapingStream(std::ostream& sink) : std::ostream(&buf_), buf_(sink.rdbuf()) {}
+
+ private:
+  EscapingBuf buf_;
+};
+
+// `text` as EscapingStream prints it.
+std::string EscapeControls(const std::string& text);
+
+}  // namespace ratchet
+
+#endif  // RATCHET_CLI_ESCAPING_STREAM_H_

@@ -1,0 +1,51 @@
+// What ratchet prints reaches a terminal with every control character but newline and tab
+// escaped as text: unit cases of EscapingStream, and a submission whose error message carries
+// terminal escape sequences, scored by the binary.
+#include "cli/escaping_stream.h"
+
+#include <gtest/gtest.h>
+
+#include <sstream>
+
+#include "core/file.h"
+#include "support/checkout.h"
+#include "support/fast_rules.h"
+#include "support/run_binary.h"
+#include "support/temp_dir.h"
+
+namespace ratchet {
+namespace {
+
+TEST(EscapingStreamTest, ControlCharactersArePrintedAsText) {
+  EXPECT_EQ(EscapeControls("plain text, tab\there\nand a newline\n"),
+            "plain text, tab\there\nand a newline\n");
+  EXPECT_EQ(EscapeControls("\x1b]0;retitled\x07"), "\\x1b]0;retitled\\x07");
+  EXPECT_EQ(EscapeControls("a\rb\bc\x7f"), "a\\x0db\\x08c\\x7f");
+  EXPECT_EQ(EscapeControls(std::string("nul\0byte", 8)), "nul\\x00byte");
+}
+
+TEST(EscapingStreamTest, C1ControlsInUtf8AreEscapedAndOtherCharactersKept) {
+  EXPECT_EQ(EscapeControls("\xc2\x9b" "2J"), "\\u009b2J");           // CSI: clear the screen
+  EXPECT_EQ(EscapeControls("caf\xc3\xa9 \xc2\xb5s"), "caf\xc3\xa9 \xc2\xb5s");  // é, µ
+  EXPECT_EQ(EscapeControls("ends with \xc2"), "ends with \xc2");
+}
+
+TEST(EscapingStreamTest, ASubmissionsEscapeSequencesReachTheTerminalAsText) {
+  if (!HavePython()) GTEST_SKIP() << "no python3 that imports torch";
+  TempDir dir;
+  const std::string file = dir / "retitles.py";
+  ASSERT_TRUE(WriteFileAtomic(file,
+                              "def method(train_x, train_y, test_x):\n"
+                              "    raise RuntimeError('\\x1b]0;pwned\\x07\\x1b[2J\\x1b[H')\n")
+                  .ok());
+  BinaryRun run = RunRatchet({"score", file, "--band", "3000", "--rules", FastRules(dir),
+                              "--out", dir / "evidence"});
+  EXPECT_EQ(run.exit_code, 1) << run.out << run.err;
+  const std::string printed = run.out + run.err;
+  EXPECT_EQ(printed.find('\x1b'), std::string::npos) << printed;
+  EXPECT_EQ(printed.find('\x07'), std::string::npos) << printed;
+  EXPECT_NE(printed.find("\\x1b]0;pwned\\x07"), std::string::npos) << printed;
+}
+
+}  // namespace
+}  // namespace ratchet
