@@ -45,6 +45,19 @@ int EscapingBuf::sync() {
   return sink_->pubsync();
 }
 
+std::string QuotedLines(const std::string& message) {
+  std::string quoted;
+  size_t start = 0;
+  while (start < message.size()) {
+    size_t end = message.find('\n', start);
+    if (end == std::string::npos) end = message.size();
+    if (start > 0) quoted += "\n  | ";
+    quoted.append(message, start, end - start);
+    start = end + 1;
+  }
+  return quoted;
+}
+
 std::string EscapeControls(const std::string& text) {
   std::ostringstream sink;
   {

@@ -36,6 +36,11 @@ class EscapingStream : public std::ostream {
   EscapingBuf buf_;
 };
 
+// A message that may carry a submission's words (an exception's text, a compiler's output), for
+// printing after a prefix of ratchet's: every line after the first begins "  | ", so no line of
+// it can pass for one of ratchet's own ("qualified: ...", "evidence: ...").
+std::string QuotedLines(const std::string& message);
+
 // `text` as EscapingStream prints it.
 std::string EscapeControls(const std::string& text);
 

@@ -13,6 +13,7 @@
 
 #include "cli/exit_codes.h"
 #include "contract/contract.h"
+#include "cli/escaping_stream.h"
 #include "contract/python.h"
 #include "core/file.h"
 #include "core/sha256.h"
@@ -366,7 +367,7 @@ Result<RecordResult> ScoringSession::Score(const RecordSpec& record, int runs, i
   context_.out.flush();
 
   if (prepared->failure) {
-    context_.out << "disqualified: " << prepared->failure->message << "\n";
+    context_.out << "disqualified: " << QuotedLines(prepared->failure->message) << "\n";
     RunOutcome outcome;
     outcome.failure = prepared->failure;
     RATCHET_RETURN_IF_ERROR(WriteRun(*evidence_, record.id, first_run, *prepared, outcome));
@@ -420,7 +421,7 @@ Result<RecordResult> ScoringSession::Score(const RecordSpec& record, int runs, i
                    << "\n";
     }
     for (const Problem& problem : outcome->problems()) {
-      context_.out << "disqualified: " << problem.message << "\n";
+      context_.out << "disqualified: " << QuotedLines(problem.message) << "\n";
     }
     Json entry = {
         {"run", run},

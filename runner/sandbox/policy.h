@@ -28,6 +28,9 @@ constexpr size_t kWorkerUidCount = sizeof kWorkerUids / sizeof kWorkerUids[0];
 // limited: CUDA reserves address ranges far larger than the memory it uses.
 constexpr uint64_t kDefaultFileSizeBytes = uint64_t{1} << 30;
 constexpr uint64_t kDefaultOpenFiles = 4096;
+// Each untrusted process's own folder: a fresh tmpfs of this size at a path with this prefix.
+inline constexpr char kWorkerFolderPrefix[] = "/tmp/ratchet-worker-";
+constexpr uint64_t kWorkerFolderBytes = uint64_t{2} << 30;
 // Processes and threads of one worker's uid at once: room for torch's thread pools and a
 // compiler's jobs, not for a fork bomb.
 constexpr uint64_t kDefaultProcesses = 1024;

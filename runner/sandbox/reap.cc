@@ -4,6 +4,7 @@
 #include <fcntl.h>
 #include <pwd.h>
 #include <signal.h>
+#include <sys/mount.h>
 #include <sys/ipc.h>
 #include <sys/msg.h>
 #include <sys/sem.h>
@@ -17,6 +18,7 @@
 #include <cerrno>
 #include <chrono>
 #include <cstring>
+#include <fstream>
 #include <set>
 #include <sstream>
 #include <thread>
@@ -517,8 +519,24 @@ Status ReapSandboxUids(const std::vector<uid_t>& uids) {
 
 }  // namespace
 
+// The tmpfs of every worker folder still mounted (one a killed ratchet left), detached so that
+// the folders can be removed with the rest of what the uids own.
+static void DetachWorkerFolders() {
+  std::ifstream mounts("/proc/self/mountinfo");
+  std::string line;
+  std::vector<std::string> points;
+  while (std::getline(mounts, line)) {
+    std::istringstream fields(line);
+    std::string id, parent, device, root, point;
+    fields >> id >> parent >> device >> root >> point;
+    if (point.rfind(kWorkerFolderPrefix, 0) == 0) points.push_back(point);
+  }
+  for (const std::string& point : points) umount2(point.c_str(), MNT_DETACH);
+}
+
 Status ReapWorkerUids() {
   RATCHET_RETURN_IF_ERROR(CheckWorkerUids());
+  DetachWorkerFolders();
   return ReapSandboxUids(std::vector<uid_t>(std::begin(kWorkerUids), std::end(kWorkerUids)));
 }
 

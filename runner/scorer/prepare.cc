@@ -132,7 +132,7 @@ Status MakePrivateFolders(const std::string& path) {
   return Status::Ok();
 }
 
-Status CheckPython(const std::string& path, const std::string& python, const RuleSet& rules,
+Status CheckPython(const std::string& python, const RuleSet& rules,
                    const std::vector<std::string>& covered, Prepared* prepared) {
   Result<std::string> checker = PythonWorkerFile("check_source.py");
   if (!checker.ok()) return checker.status();
@@ -272,7 +272,7 @@ Result<Prepared> PrepareSubmission(const std::string& spec, const RuleSet& rules
     return prepared;
   }
   Status status = native ? BuildNative(path, *whole, covered, &prepared)
-                         : CheckPython(path, python, rules, covered, &prepared);
+                         : CheckPython(python, rules, covered, &prepared);
   if (!status.ok()) return status;
   return prepared;
 }

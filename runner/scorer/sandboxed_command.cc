@@ -26,8 +26,7 @@ Result<SandboxedResult> RunSandboxed(const SandboxedCommand& command) {
   if (!folder.ok()) return folder.status();
   auto cleanup = [&] {
     if (full) KillSandboxProcesses(kSandboxUid);
-    std::error_code ignored;
-    std::filesystem::remove_all(*folder, ignored);
+    RemoveWorkerFolder(*folder);
   };
   int pipe_fds[2];
   if (pipe2(pipe_fds, O_CLOEXEC) != 0) {

@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
+#include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -109,12 +110,33 @@ struct WorkerProcess::LogReader {
   }
 };
 
+void RemoveWorkerFolder(const std::string& folder) {
+  // The folder's own tmpfs (a partial sandbox has none: EINVAL), detached even while a dying
+  // worker still holds it; its memory goes with the last reference.
+  umount2(folder.c_str(), MNT_DETACH);
+  std::error_code ignored;
+  std::filesystem::remove_all(folder, ignored);
+}
+
 Result<std::string> MakeWorkerFolder(const std::vector<std::string>& copies,
                                      const std::vector<FolderFile>& files, uid_t uid) {
-  char pattern[] = "/tmp/ratchet-worker-XXXXXX";
-  if (mkdtemp(pattern) == nullptr) return Status::IOError("mkdtemp /tmp/ratchet-worker-*", errno);
+  std::string pattern = std::string(kWorkerFolderPrefix) + "XXXXXX";
+  if (mkdtemp(pattern.data()) == nullptr) {
+    return Status::IOError("mkdtemp " + std::string(kWorkerFolderPrefix) + "*", errno);
+  }
   const std::string folder = pattern;
   auto made = [&]() -> Status {
+    // Under the full sandbox the folder is a tmpfs of its own, as large as kWorkerFolderBytes:
+    // what a worker writes there (its caches, a compile's objects) is bounded and never reaches
+    // the machine's disk.
+    if (DescribeSandbox().full) {
+      const std::string options =
+          "size=" + std::to_string(kWorkerFolderBytes) + ",nr_inodes=65536,mode=0700";
+      if (mount("ratchet-worker", folder.c_str(), "tmpfs", MS_NOSUID | MS_NODEV,
+                options.c_str()) != 0) {
+        return Status::IOError("mount a tmpfs (" + options + ") at " + folder, errno);
+      }
+    }
     for (const char* sub : {"/tmp", "/cache"}) {
       std::string path = folder + sub;
       if (mkdir(path.c_str(), 0700) != 0) return Status::IOError("mkdir " + path, errno);
@@ -141,8 +163,7 @@ Result<std::string> MakeWorkerFolder(const std::vector<std::string>& copies,
     return Status::Ok();
   }();
   if (!made.ok()) {
-    std::error_code ignored;
-    std::filesystem::remove_all(folder, ignored);
+    RemoveWorkerFolder(folder);
     return made;
   }
   return folder;
@@ -337,8 +358,7 @@ void WorkerProcess::Close() {
     if (log_->thread.joinable()) log_->thread.join();
   }
   if (!folder_.empty()) {
-    std::error_code ignored;
-    std::filesystem::remove_all(folder_, ignored);
+    RemoveWorkerFolder(folder_);
     folder_.clear();
   }
 }

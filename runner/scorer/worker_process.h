@@ -131,10 +131,14 @@ class WorkerProcess {
 
 // A fresh private folder under /tmp for one untrusted process, holding copies of `copies` (by
 // base name) and empty tmp/ and cache/ folders, owned by the sandbox user when the sandbox is
-// full (`uid`: one of kWorkerUids). The caller removes it.
+// full (`uid`: one of kWorkerUids), and then a tmpfs of its own of kWorkerFolderBytes. The
+// caller removes it with RemoveWorkerFolder.
 Result<std::string> MakeWorkerFolder(const std::vector<std::string>& copies,
                                      const std::vector<FolderFile>& files = {},
                                      uid_t uid = kSandboxUid);
+
+// Detaches a worker folder's tmpfs (if it has one) and removes the folder.
+void RemoveWorkerFolder(const std::string& folder);
 
 // The scrubbed environment of an untrusted process whose folder is `folder`; `path_first`, when
 // given, goes first on PATH (the interpreter's own bin folder, as activating its environment

@@ -30,13 +30,21 @@ TEST(EscapingStreamTest, C1ControlsInUtf8AreEscapedAndOtherCharactersKept) {
   EXPECT_EQ(EscapeControls("ends with \xc2"), "ends with \xc2");
 }
 
+TEST(EscapingStreamTest, QuotedLinesMarkEveryLineAfterTheFirst) {
+  EXPECT_EQ(QuotedLines("one line"), "one line");
+  EXPECT_EQ(QuotedLines("Traceback:\nqualified: MNIST 99.99%\n"),
+            "Traceback:\n  | qualified: MNIST 99.99%");
+  EXPECT_EQ(QuotedLines("a\n\nb"), "a\n  | \n  | b");
+}
+
 TEST(EscapingStreamTest, ASubmissionsEscapeSequencesReachTheTerminalAsText) {
   if (!HavePython()) GTEST_SKIP() << "no python3 that imports torch";
   TempDir dir;
   const std::string file = dir / "retitles.py";
   ASSERT_TRUE(WriteFileAtomic(file,
                               "def method(train_x, train_y, test_x):\n"
-                              "    raise RuntimeError('\\x1b]0;pwned\\x07\\x1b[2J\\x1b[H')\n")
+                              "    raise RuntimeError('\\x1b]0;pwned\\x07\\x1b[2J\\x1b[H'\n"
+                              "                       '\\nevidence: /tmp/forged (complete)')\n")
                   .ok());
   BinaryRun run = RunRatchet({"score", file, "--band", "3000", "--rules", FastRules(dir),
                               "--out", dir / "evidence"});
@@ -45,6 +53,9 @@ TEST(EscapingStreamTest, ASubmissionsEscapeSequencesReachTheTerminalAsText) {
   EXPECT_EQ(printed.find('\x1b'), std::string::npos) << printed;
   EXPECT_EQ(printed.find('\x07'), std::string::npos) << printed;
   EXPECT_NE(printed.find("\\x1b]0;pwned\\x07"), std::string::npos) << printed;
+  // The message's own lines are marked as quoted: none passes for one of ratchet's.
+  EXPECT_EQ(run.out.find("\nevidence: /tmp/forged"), std::string::npos) << run.out;
+  EXPECT_NE(run.out.find("  | evidence: /tmp/forged (complete)"), std::string::npos) << run.out;
 }
 
 }  // namespace

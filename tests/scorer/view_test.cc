@@ -13,6 +13,7 @@
 
 #include "core/canonical_json.h"
 #include "core/file.h"
+#include "sandbox/policy.h"
 #include "support/checkout.h"
 #include "support/fast_rules.h"
 #include "support/run_binary.h"
@@ -174,6 +175,22 @@ TEST_F(ViewTest, ACompileCannotReadADatasetCopy) {
                 std::find(broken.begin(), broken.end(), Json("source")) == broken.end())
         << "the compile saw " << path << ": " << last_.out << last_.err;
   }
+}
+
+// A worker's own folder is a tmpfs of kWorkerFolderBytes: what it writes there is bounded and
+// never reaches the machine's disk.
+TEST_F(ViewTest, TheWorkersFolderIsABoundedTmpfs) {
+  const std::string probe =
+      "import os, sys\n\ndef method(train_x, train_y, test_x):\n"
+      "    import torch\n"
+      "    st = os.statvfs(os.getcwd())\n"
+      "    print('VIEW folder bytes', st.f_blocks * st.f_frsize, file=sys.stderr)\n"
+      "    return torch.zeros(test_x.shape[0], dtype=torch.int64)\n";
+  const std::string out = Score("folder_size.py", probe);
+  const std::string log = FirstLog(out, "folder_size");
+  EXPECT_NE(log.find("VIEW folder bytes " + std::to_string(kWorkerFolderBytes) + "\n"),
+            std::string::npos)
+      << log << last_.err;
 }
 
 // A method file named like a file of the harness replaces nothing: the worker and the source
