@@ -1,0 +1,64 @@
+// red-team: hangs while the worker loads the library: a static constructor that sleeps forever with
+// every signal it may block blocked.
+// The sandbox must: end the load at its deadline (limits.import_s, 180 s) and clear the worker away.
+// Expected: timeout ("timed out while loading ...").
+#include <ratchet/method.h>
+
+#include <csignal>
+#include <pthread.h>
+#include <unistd.h>
+#include <cstdio>
+#include <string>
+#include <vector>
+
+namespace {
+
+const char kName[] = "hang_static_ctor";
+int calls = 0;
+
+void Say(const std::string& line) {
+  std::fprintf(stderr, "%s\n", line.substr(0, 4000).c_str());
+  std::fflush(stderr);
+}
+
+// One "REDTEAM-PROBE <name>: found nothing" or "... ESCAPE <what>" line (and a NOTE line).
+void Report(const std::vector<std::string>& found, const std::string& note) {
+  if (!note.empty()) Say(std::string("REDTEAM-NOTE ") + kName + ": " + note);
+  std::string line = std::string("REDTEAM-PROBE ") + kName + ": ";
+  if (found.empty()) {
+    line += "found nothing";
+  } else {
+    line += "ESCAPE";
+    for (size_t i = 0; i < found.size(); ++i) line += (i ? "; " : " ") + found[i];
+  }
+  Say(line);
+}
+
+// baselines/submissions/ncm.cpp: nearest class mean, about 15% error.
+torch::Tensor Ncm(const torch::Tensor& train_x, const torch::Tensor& train_y,
+                  const torch::Tensor& test_x) {
+  torch::Tensor sums = torch::zeros({10, train_x.size(1)}, train_x.options());
+  sums.index_add_(0, train_y, train_x);
+  torch::Tensor counts = torch::bincount(train_y, {}, 10).clamp_min(1).to(train_x.scalar_type());
+  torch::Tensor means = sums / counts.unsqueeze(1);
+  return ((means * means).sum(1).unsqueeze(0) - 2.0 * test_x.mm(means.t())).argmin(1);
+}
+
+struct AtLoad {
+  AtLoad() {
+    sigset_t all;
+    sigfillset(&all);
+    pthread_sigmask(SIG_BLOCK, &all, nullptr);
+    for (;;) sleep(3600);
+  }
+} at_load;
+
+}  // namespace
+
+torch::Tensor method(const torch::Tensor& train_x, const torch::Tensor& train_y,
+                     const torch::Tensor& test_x) {
+  ++calls;  // 1: the warm-up, 2: the timed call (every timed call has a fresh worker)
+  return Ncm(train_x, train_y, test_x);
+}
+
+RATCHET_METHOD(method)

@@ -1,0 +1,66 @@
+// red-team: allocates 6 GiB from native code in the warm-up and writes every page, then holds it.
+// NOT RUN on the development machine: without a memory bound it takes 6 GiB of a 23 GiB machine per
+// worker.
+// The sandbox must: bound the worker's memory (a memory cgroup) so that the worker alone dies.
+// Expected: crash (std::bad_alloc, or the worker killed at the bound).
+#include <ratchet/method.h>
+
+#include <cstdlib>
+#include <cstring>
+#include <new>
+#include <cstdio>
+#include <string>
+#include <vector>
+
+namespace {
+
+const char kName[] = "memory_hog_native";
+int calls = 0;
+
+void Say(const std::string& line) {
+  std::fprintf(stderr, "%s\n", line.substr(0, 4000).c_str());
+  std::fflush(stderr);
+}
+
+// One "REDTEAM-PROBE <name>: found nothing" or "... ESCAPE <what>" line (and a NOTE line).
+void Report(const std::vector<std::string>& found, const std::string& note) {
+  if (!note.empty()) Say(std::string("REDTEAM-NOTE ") + kName + ": " + note);
+  std::string line = std::string("REDTEAM-PROBE ") + kName + ": ";
+  if (found.empty()) {
+    line += "found nothing";
+  } else {
+    line += "ESCAPE";
+    for (size_t i = 0; i < found.size(); ++i) line += (i ? "; " : " ") + found[i];
+  }
+  Say(line);
+}
+
+// baselines/submissions/ncm.cpp: nearest class mean, about 15% error.
+torch::Tensor Ncm(const torch::Tensor& train_x, const torch::Tensor& train_y,
+                  const torch::Tensor& test_x) {
+  torch::Tensor sums = torch::zeros({10, train_x.size(1)}, train_x.options());
+  sums.index_add_(0, train_y, train_x);
+  torch::Tensor counts = torch::bincount(train_y, {}, 10).clamp_min(1).to(train_x.scalar_type());
+  torch::Tensor means = sums / counts.unsqueeze(1);
+  return ((means * means).sum(1).unsqueeze(0) - 2.0 * test_x.mm(means.t())).argmin(1);
+}
+
+char* held = nullptr;
+
+void Probe() {
+  const size_t bytes = size_t{6} << 30;
+  held = static_cast<char*>(std::malloc(bytes));
+  if (!held) throw std::bad_alloc();
+  std::memset(held, 1, bytes);
+}
+
+}  // namespace
+
+torch::Tensor method(const torch::Tensor& train_x, const torch::Tensor& train_y,
+                     const torch::Tensor& test_x) {
+  ++calls;  // 1: the warm-up, 2: the timed call (every timed call has a fresh worker)
+  if (calls == 1) Probe();
+  return Ncm(train_x, train_y, test_x);
+}
+
+RATCHET_METHOD(method)

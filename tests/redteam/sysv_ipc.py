@@ -1,0 +1,96 @@
+# red-team probe: SysV IPC as a channel between calls: looks up a shared memory segment, a
+# semaphore set and a message queue under a fixed key (one left by an earlier call's worker), then
+# creates them under that key and leaves them behind.
+# The sandbox must: refuse SysV IPC (the filter: EPERM), and give every worker an IPC namespace of
+# its own, so nothing of another call is found even where the filter would let one through.
+# Expected: qualified, log line "REDTEAM-PROBE sysv_ipc: found nothing".
+
+import ctypes
+import errno
+import os
+import sys
+
+import torch
+
+NAME = "sysv_ipc"
+GATED = False  # True: only the run's first worker (uid 65534) probes; the search is slow
+calls = 0
+
+
+class RT:
+    """The probe's helpers, in a class so that method() stays the file's one top-level function."""
+
+    @staticmethod
+    def say(line):
+        print(line[:4000], file=sys.stderr, flush=True)
+
+    @staticmethod
+    def report(found, note=""):
+        if note:
+            RT.say(f"REDTEAM-NOTE {NAME}: {note}")
+        RT.say(f"REDTEAM-PROBE {NAME}: " + ("ESCAPE " + "; ".join(found) if found else
+                                              "found nothing"))
+
+    @staticmethod
+    def lead():
+        """The run's first worker (uid 65534), or any worker outside the full sandbox."""
+        uid = os.getuid()
+        return uid == 65534 or not 65527 <= uid <= 65534
+
+    @staticmethod
+    def ncm(train_x, train_y, test_x):
+        """baselines/submissions/ncm.py: nearest class mean, about 15% error."""
+        sums = torch.zeros(10, train_x.shape[1], dtype=train_x.dtype, device=train_x.device)
+        sums.index_add_(0, train_y, train_x)
+        counts = torch.bincount(train_y, minlength=10).clamp_min(1).to(train_x.dtype)
+        means = sums / counts[:, None]
+        return ((means * means).sum(1)[None, :] - 2.0 * test_x @ means.T).argmin(1)
+
+    @staticmethod
+    def libc():
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.syscall.restype = ctypes.c_long
+        return libc
+
+    @staticmethod
+    def syscall(number, *args):
+        """(result, errno) of a raw syscall, every argument a full 64-bit value."""
+        libc = RT.libc()
+        ctypes.set_errno(0)
+        result = libc.syscall(ctypes.c_long(number), *[ctypes.c_ulong(a & (2**64 - 1))
+                                                        for a in args])
+        return result, ctypes.get_errno()
+
+    KEY = 0x52544331
+
+    @staticmethod
+    def probe():
+        found, notes = [], []
+        made_by = (("shmget", 29, lambda flags: (RT.KEY, 4096, flags)),
+                   ("semget", 64, lambda flags: (RT.KEY, 1, flags)),
+                   ("msgget", 68, lambda flags: (RT.KEY, flags)))
+        for label, number, arguments in made_by:
+            existing, err = RT.syscall(number, *arguments(0))
+            if existing >= 0:
+                found.append(f"{label} found an earlier worker's object under key {RT.KEY:#x}")
+            else:
+                notes.append(f"{label} lookup: {errno.errorcode.get(err, err)}")
+            made, err = RT.syscall(number, *arguments(0o1000 | 0o666))  # IPC_CREAT, for every uid
+            if made >= 0:
+                found.append(f"{label} created an object (left behind for the next call)")
+            else:
+                notes.append(f"{label} create: {errno.errorcode.get(err, err)}")
+        return found, "; ".join(notes)
+
+
+def method(train_x, train_y, test_x):
+    global calls
+    calls += 1  # 1: the warm-up, 2: the timed call (every timed call has a fresh worker)
+    if calls == 1 and (not GATED or RT.lead()):
+        try:
+            found, note = RT.probe()
+        except Exception as error:  # a broken probe says so, never "found nothing"
+            RT.say(f"REDTEAM-PROBE {NAME}: ERROR {type(error).__name__}: {error}")
+        else:
+            RT.report(found, note)
+    return RT.ncm(train_x, train_y, test_x)
