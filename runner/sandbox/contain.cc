@@ -219,6 +219,7 @@ using Kind = ViewStep::Kind;
 
 bool IsBind(int32_t kind) {
   return kind == static_cast<int32_t>(Kind::kBindRo) ||
+         kind == static_cast<int32_t>(Kind::kBindRoTop) ||
          kind == static_cast<int32_t>(Kind::kBindDevice) ||
          kind == static_cast<int32_t>(Kind::kBindWork);
 }
@@ -272,6 +273,8 @@ bool ApplyViewOp(const ViewOp& op, int fd) {
       return symlink(op.source, op.target) == 0;
     case Kind::kBindRo:
       return BindAt(fd, op.target, MS_RDONLY | MS_NOSUID | MS_NODEV, /*recursive=*/true);
+    case Kind::kBindRoTop:
+      return BindAt(fd, op.target, MS_RDONLY | MS_NOSUID | MS_NODEV, /*recursive=*/false);
     case Kind::kBindDevice:
       return BindAt(fd, op.target, MS_NOSUID | MS_NOEXEC, /*recursive=*/false);
     case Kind::kBindWork:

@@ -125,6 +125,9 @@ std::string DescribeFailure(const ChildError& error, const SpawnSpec& spec,
         return "symlink " + at.target + " -> " + at.source + " in the new root";
       case ViewStep::Kind::kBindRo:
         return "bind " + at.source + " read-only at " + at.target + " in the new root";
+      case ViewStep::Kind::kBindRoTop:
+        return "bind " + at.source + " read-only (without its submounts) at " + at.target +
+               " in the new root";
       case ViewStep::Kind::kBindDevice:
         return "bind the device " + at.source + " in the new root";
       case ViewStep::Kind::kBindWork:

@@ -75,7 +75,9 @@ bool AddMachinePath(Builder& builder, const std::string& path) {
   }
   if (!S_ISDIR(info.st_mode) && !S_ISREG(info.st_mode)) return false;
   builder.MountPoint(path, S_ISDIR(info.st_mode));
-  builder.Add(Kind::kBindRo, path, path);
+  // /sys without what is mounted beneath it: the cgroup hierarchies there list the machine's
+  // process ids (every worker's among them), a channel the PID namespace closes elsewhere.
+  builder.Add(path == "/sys" ? Kind::kBindRoTop : Kind::kBindRo, path, path);
   return true;
 }
 
@@ -205,6 +207,7 @@ Json ViewPolicyJson() {
       {"base", ViewBaseFolders()},
       {"base_links", "a base path that is a symbolic link is made as the same link"},
       {"bind_flags", {"ro", "nosuid", "nodev", "recursive"}},
+      {"bound_without_submounts", {"/sys"}},
       {"extra",
        {"the interpreter's prefix, and its real path's",
         "the compiler's prefix, its include and library folders, its libraries' folders",

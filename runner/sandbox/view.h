@@ -49,6 +49,7 @@ struct ViewStep {
     kFile,        // an empty file at target, to bind a file or a device onto
     kSymlink,     // target -> source (the link's text)
     kBindRo,      // bind source (with its submounts) at target, all read-only, nosuid, nodev
+    kBindRoTop,   // bind source alone, without the mounts beneath it, read-only, nosuid, nodev
     kBindDevice,  // bind the device node source at target (nosuid, noexec; devices stay usable)
     kBindWork,    // bind the process's own folder at target, read-write, nosuid, nodev
     kTmpfs,       // a tmpfs at target, `source` its options (nosuid, nodev)

@@ -177,6 +177,21 @@ TEST_F(ViewTest, ACompileCannotReadADatasetCopy) {
   }
 }
 
+// /sys is bound without the mounts beneath it: the cgroup hierarchies under /sys/fs/cgroup list
+// the machine's process ids, every worker's among them.
+TEST_F(ViewTest, NoCgroupHierarchyListsTheMachinesProcesses) {
+  const std::string probe =
+      "import os, sys\n\ndef method(train_x, train_y, test_x):\n"
+      "    import torch\n"
+      "    found = [os.path.join(d, f) for d, _, fs in os.walk('/sys/fs/cgroup')\n"
+      "             for f in fs if f in ('cgroup.procs', 'tasks')]\n"
+      "    print('VIEW cgroup process lists', len(found), file=sys.stderr)\n"
+      "    return torch.zeros(test_x.shape[0], dtype=torch.int64)\n";
+  const std::string out = Score("cgroup_lists.py", probe);
+  const std::string log = FirstLog(out, "cgroup_lists");
+  EXPECT_NE(log.find("VIEW cgroup process lists 0\n"), std::string::npos) << log << last_.err;
+}
+
 // A worker's own folder is a tmpfs of kWorkerFolderBytes: what it writes there is bounded and
 // never reaches the machine's disk.
 TEST_F(ViewTest, TheWorkersFolderIsABoundedTmpfs) {
