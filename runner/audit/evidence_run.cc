@@ -20,7 +20,9 @@ constexpr size_t kMaxJsonBytes = 256u << 20;
 constexpr uint8_t kOutOfRangeLabel = 255;
 
 // The rule ids of the run loop: a run that stopped on one of these was not judged.
-const char* const kRunLoopRules[] = {"source", "import", "crash", "timeout", "output", "run-time"};
+const char* const kRunLoopRules[] = {"source",         "import",         "crash",         "timeout",
+                                     "output",         "run-time",       "memory",        "processes",
+                                     "disk",           "compile-time",   "compile-memory", "compile-output"};
 
 std::string Quoted(const std::string& text) { return "'" + text + "'"; }
 std::string FirstLine(const std::string& text) { return text.substr(0, text.find('\n')); }

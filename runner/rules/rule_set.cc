@@ -304,6 +304,18 @@ void ReadTiming(Reader* reader, Object object, RuleSet::Timing* timing) {
   }
 }
 
+// Optional: rule sets before mnist-a100/1.5.0 have none and keep RuleSet::Sandbox's values.
+void ReadSandbox(Object object, RuleSet::Sandbox* sandbox) {
+  sandbox->memory_bytes = object.Int("memory_bytes", int64_t{64} << 20, kNoMax);
+  sandbox->processes = object.Int("processes", 16, kNoMax);
+  sandbox->folder_bytes = object.Int("folder_bytes", int64_t{1} << 20, kNoMax);
+  sandbox->file_bytes = object.Int("file_bytes", int64_t{1} << 20, kNoMax);
+  sandbox->compile_s = object.Int("compile_s", 1, kNoMax);
+  sandbox->compile_memory_bytes = object.Int("compile_memory_bytes", int64_t{64} << 20, kNoMax);
+  sandbox->compile_output_bytes = object.Int("compile_output_bytes", int64_t{1} << 20, kNoMax);
+  object.Done();
+}
+
 void ReadLimits(Object object, RuleSet::Limits* limits) {
   limits->max_call_ms = object.Int("max_call_ms", 1, kNoMax);
   limits->warmup_max_call_ms = object.Int("warmup_max_call_ms", 1, kNoMax);
@@ -461,6 +473,7 @@ Result<RuleSet> ParseRuleSet(std::string_view text, const std::string& what) {
   }
   ReadTiming(&reader, top.Child("timing"), &rules.timing);
   ReadLimits(top.Child("limits"), &rules.limits);
+  if (top.Has("sandbox")) ReadSandbox(top.Child("sandbox"), &rules.sandbox);
   ReadEnergy(&reader, top.Child("energy"), &rules.energy);
   ReadDatasets(&reader, top.Child("datasets"), &rules.datasets);
   ReadReviewFlags(top.Child("review_flags"), &rules.review_flags);

@@ -88,6 +88,22 @@ struct RuleSet {
     int64_t worker_log_bytes = 0;
   } limits;
 
+  // What every sandboxed process may use (docs/sandbox.md, "Limits"); a method that goes past
+  // one is disqualified with the rule that names it (memory, processes, disk, compile-time,
+  // compile-memory, compile-output). Rule sets older than mnist-a100/1.5.0 have no "sandbox"
+  // block and get these values, those of mnist-a100/1.5.0.
+  struct Sandbox {
+    // One worker with everything it starts: its processes' memory and the tmpfs pages of its
+    // folders.
+    int64_t memory_bytes = int64_t{16} << 30;
+    int64_t processes = 1024;                  // processes and threads of one worker at once
+    int64_t folder_bytes = int64_t{2} << 30;   // its own folder, a tmpfs
+    int64_t file_bytes = int64_t{1} << 30;     // the largest file it may write
+    int64_t compile_s = 300;                   // a native file's compile, and the source checker's
+    int64_t compile_memory_bytes = int64_t{4} << 30;  // both, everything they start
+    int64_t compile_output_bytes = int64_t{64} << 20;  // the largest file a compile may write
+  } sandbox;
+
   struct Energy {
     double energy_window_s = 0;
     int64_t energy_min_calls = 0, energy_draws = 0;
@@ -133,8 +149,9 @@ struct EmbeddedRuleSet {
 // The rule set of run, score, contract and telemetry when no --rules is given: the newest.
 // mnist-a100/1.2.0 is the reference scorer's, byte for byte in every constant; mnist-a100/1.3.0
 // was ratchet's first, the same rules with a telemetry band for every board whose name starts
-// "NVIDIA H200"; mnist-a100/1.4.0 is that band for the board named "NVIDIA H200" alone.
-inline constexpr char kDefaultRuleSetId[] = "mnist-a100/1.4.0";
+// "NVIDIA H200"; mnist-a100/1.4.0 is that band for the board named "NVIDIA H200" alone;
+// mnist-a100/1.5.0 is mnist-a100/1.4.0 with the sandbox's limits written out (RuleSet::Sandbox).
+inline constexpr char kDefaultRuleSetId[] = "mnist-a100/1.5.0";
 
 // Every rule-set file compiled in, oldest first (as runner/rules/CMakeLists.txt lists them).
 const std::vector<EmbeddedRuleSet>& EmbeddedRuleSets();
@@ -149,7 +166,7 @@ Result<const RuleSet*> FindEmbeddedRuleSetById(const std::string& id);
 Result<const RuleSet*> FindEmbeddedRuleSetBySha256(const std::string& sha256);
 Result<const RuleSet*> FindEmbeddedRuleSetByVersion(const std::string& version);
 
-// "mnist-a100/1.2.0, mnist-a100/1.3.0, mnist-a100/1.4.0": the ids of the embedded rule sets, for
+// "mnist-a100/1.2.0, mnist-a100/1.3.0, mnist-a100/1.4.0, mnist-a100/1.5.0": the ids of the embedded rule sets, for
 // messages.
 std::string EmbeddedRuleSetIds();
 

@@ -152,6 +152,15 @@ Failed MapFds(ChildPlan& plan) {
   return CloseAbove(plan.max_child_fd, plan.error_fd);
 }
 
+// The child's control group (cgroup.h), joined by writing "0" (the writer) to its cgroup.procs in
+// each hierarchy: whatever it starts is in the group too, and counted, from here on.
+Failed JoinGroup(const ChildPlan& plan) {
+  for (size_t i = 0; i < plan.group_fd_count; ++i) {
+    if (write(plan.group_fds[i], "0", 1) != 1) return Fail(ChildOp::kJoinGroup, static_cast<int32_t>(i));
+  }
+  return kOk;
+}
+
 // Lowering a limit needs no privilege; one above the inherited hard limit is lowered to it.
 Failed LimitTo(int resource, rlim_t value, ChildOp op) {
   struct rlimit limit;
@@ -178,9 +187,13 @@ Failed LimitResources(const ChildPlan& plan) {
 // IPC namespace too: SysV objects and POSIX message queues (which the filter refuses anyway)
 // would die with it. And a network namespace: abstract Unix sockets, which the filter allows,
 // are per network namespace, so no worker can reach a socket of another (the CUDA driver
-// listens on one in every process with a device context) or of the machine.
+// listens on one in every process with a device context) or of the machine. And a cgroup
+// namespace, entered after join-group: /proc/self/cgroup reads "/", not the group's name (which
+// holds ratchet's process id).
 Failed PrivateMountNamespace() {
-  if (unshare(CLONE_NEWNS | CLONE_NEWIPC | CLONE_NEWNET) != 0) return Fail(ChildOp::kUnshareMount);
+  if (unshare(CLONE_NEWNS | CLONE_NEWIPC | CLONE_NEWNET | CLONE_NEWCGROUP) != 0) {
+    return Fail(ChildOp::kUnshareMount);
+  }
   if (mount("none", "/", nullptr, MS_REC | MS_PRIVATE, nullptr) != 0) {
     return Fail(ChildOp::kMakePrivate);
   }
@@ -296,7 +309,12 @@ Failed BuildView(ChildPlan& plan) {
   for (size_t i = 0; i < plan.view_count; ++i) {
     plan.view_fds[i] = -1;
     if (!IsBind(plan.view[i].kind)) continue;
-    plan.view_fds[i] = open(plan.view[i].source, O_PATH | O_CLOEXEC);
+    // A read-write bind (the process's folder and the temporary folders in it, which the
+    // sandbox uid owns) must be that folder, never a link it was swapped for.
+    const int follow = plan.view[i].kind == static_cast<int32_t>(Kind::kBindWork)
+                           ? O_NOFOLLOW | O_DIRECTORY
+                           : 0;
+    plan.view_fds[i] = open(plan.view[i].source, O_PATH | O_CLOEXEC | follow);
     if (plan.view_fds[i] < 0) return Fail(ChildOp::kViewOpen, static_cast<int32_t>(i));
   }
   if (mount("ratchet-root", plan.stage, "tmpfs", MS_NOSUID | MS_NODEV,
@@ -376,6 +394,7 @@ void RunChild(ChildPlan& plan) {
   Check(plan, ResetSignalHandlers());
   Check(plan, NewSession());
   Check(plan, DieWithParent(plan));
+  Check(plan, JoinGroup(plan));
   Check(plan, MapFds(plan));
   Check(plan, LimitResources(plan));
   if (plan.as_root) {

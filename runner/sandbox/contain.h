@@ -25,6 +25,7 @@ enum class ChildOp : int32_t {
   kSetsid,
   kPdeathsig,
   kParentGone,
+  kJoinGroup,  // item: the index in ChildPlan::group_fds
   kDupAbove,  // item: the index of the mapping, or -1 for the error pipe, -2 for /dev/null
   kOpenDevNull,
   kDup2,         // item: the index of the mapping
@@ -83,6 +84,8 @@ struct ChildPlan {
 
   rlim_t file_size_bytes = 0;
   rlim_t open_files = 0;
+  const int* group_fds = nullptr;  // cgroup.procs of the child's group in each hierarchy
+  size_t group_fd_count = 0;
 
   bool as_root = false;  // the namespace, view and identity steps apply
   // The child is the first process of a PID namespace of its own (its parent is outside it).

@@ -24,16 +24,20 @@ constexpr gid_t kSandboxGid = 65534;
 constexpr uid_t kWorkerUids[] = {65534, 65533, 65532, 65531, 65530, 65529, 65528, 65527};
 constexpr size_t kWorkerUidCount = sizeof kWorkerUids / sizeof kWorkerUids[0];
 
-// The limits a worker gets unless its caller asks for lower ones. The address space is never
+// The limits Spawn applies unless its caller gives others; a run's workers and compiles take
+// theirs from the rule set's sandbox block (RuleSet::Sandbox). The address space is never
 // limited: CUDA reserves address ranges far larger than the memory it uses.
 constexpr uint64_t kDefaultFileSizeBytes = uint64_t{1} << 30;
 constexpr uint64_t kDefaultOpenFiles = 4096;
-// Each untrusted process's own folder: a fresh tmpfs of this size at a path with this prefix.
+// Each untrusted process's own folder: a fresh tmpfs at a path with this prefix.
 inline constexpr char kWorkerFolderPrefix[] = "/tmp/ratchet-worker-";
-constexpr uint64_t kWorkerFolderBytes = uint64_t{2} << 30;
-// Processes and threads of one worker's uid at once: room for torch's thread pools and a
-// compiler's jobs, not for a fork bomb.
+// Processes and threads at once: room for torch's thread pools and a compiler's jobs, not for a
+// fork bomb.
 constexpr uint64_t kDefaultProcesses = 1024;
+// RLIMIT_NPROC of a process in a control group is this many times the group's pids.max: the
+// group refuses a fork first, and counts it (the rule `processes`); the rlimit, which counts every
+// process of the uid on the machine (a previous worker's still exiting among them), is a backstop.
+constexpr uint64_t kProcessesBeyondGroupFactor = 4;
 
 // How a rule tests a syscall's arguments before it refuses the call.
 struct ArgumentTest {

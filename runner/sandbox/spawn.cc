@@ -155,6 +155,9 @@ std::string DescribeFailure(const ChildError& error, const SpawnSpec& spec,
       return "prctl(PR_SET_PDEATHSIG, SIGKILL)";
     case ChildOp::kParentGone:
       return "getppid: the parent exited during the spawn";
+    case ChildOp::kJoinGroup:
+      return "write 0 to the cgroup.procs of its control group (hierarchy " +
+             std::to_string(error.item) + ")";
     case ChildOp::kDupAbove:
       if (error.item == -1) return "fcntl(F_DUPFD_CLOEXEC) of the error pipe";
       if (error.item == -2) return "fcntl(F_DUPFD_CLOEXEC) of /dev/null";
@@ -176,7 +179,7 @@ std::string DescribeFailure(const ChildError& error, const SpawnSpec& spec,
     case ChildOp::kSetrlimitNofile:
       return "setrlimit(RLIMIT_NOFILE, " + std::to_string(spec.open_files) + ")";
     case ChildOp::kUnshareMount:
-      return "unshare(CLONE_NEWNS | CLONE_NEWIPC | CLONE_NEWNET)";
+      return "unshare(CLONE_NEWNS | CLONE_NEWIPC | CLONE_NEWNET | CLONE_NEWCGROUP)";
     case ChildOp::kMakePrivate:
       return "mount(/, MS_REC | MS_PRIVATE)";
     case ChildOp::kCover:
@@ -194,7 +197,10 @@ std::string DescribeFailure(const ChildError& error, const SpawnSpec& spec,
     case ChildOp::kRootReadOnly:
       return "remount the new root read-only";
     case ChildOp::kSetrlimitNproc:
-      return "setrlimit(RLIMIT_NPROC, " + std::to_string(spec.processes) + ")";
+      return "setrlimit(RLIMIT_NPROC, " +
+             std::to_string(spec.processes *
+                            (spec.group_fds.empty() ? 1 : kProcessesBeyondGroupFactor)) +
+             ")";
     case ChildOp::kSetgroups:
       return "setgroups(0, NULL)";
     case ChildOp::kSetresgid:
@@ -307,6 +313,8 @@ Result<pid_t> Spawn(const SpawnSpec& spec) {
   plan.dup_floor = highest + 1;
   plan.file_size_bytes = spec.file_size_bytes;
   plan.open_files = spec.open_files;
+  plan.group_fds = spec.group_fds.data();
+  plan.group_fd_count = spec.group_fds.size();
   plan.as_root = as_root;
   plan.own_pid_namespace = as_root;
   plan.stage = kViewStage;
@@ -315,7 +323,7 @@ Result<pid_t> Spawn(const SpawnSpec& spec) {
   plan.view_fds = view_fds.data();
   plan.covered = covered_paths.data();
   plan.covered_count = plan.as_root ? covered_paths.size() : 0;
-  plan.processes = spec.processes;
+  plan.processes = spec.processes * (spec.group_fds.empty() ? 1 : kProcessesBeyondGroupFactor);
   plan.uid = spec.uid;
   plan.gid = kSandboxGid;
   plan.filter = &program_bpf;

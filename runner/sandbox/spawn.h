@@ -46,6 +46,9 @@ struct SpawnSpec {
   uint64_t open_files = kDefaultOpenFiles;
   // The processes and threads the sandbox uid may have at once (RLIMIT_NPROC, as root).
   uint64_t processes = kDefaultProcesses;
+  // The cgroup.procs files of the child's control group (ProcessGroup::join_fds), which it joins
+  // before anything else of it runs; none under a partial sandbox.
+  std::vector<int> group_fds;
   // The uid the child takes as root: one of kWorkerUids (its group is always kSandboxGid).
   uid_t uid = kSandboxUid;
 };

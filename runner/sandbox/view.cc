@@ -189,10 +189,19 @@ Result<std::vector<ViewStep>> PlanView(const ViewRequest& request) {
   builder.Add(Kind::kSymlink, "/dev/stdin", "/proc/self/fd/0");
   builder.Add(Kind::kSymlink, "/dev/stdout", "/proc/self/fd/1");
   builder.Add(Kind::kSymlink, "/dev/stderr", "/proc/self/fd/2");
+  // The temporary folders are folders of the process's own (kPrivateTemp): whatever it writes
+  // anywhere counts against its one bounded folder, where the parent sees it fill. A working
+  // folder without them gets a small tmpfs for each.
   const std::string temp = TempOptions(request.temp_bytes);
-  for (const char* folder : {"/dev/shm", "/tmp", "/var/tmp"}) {
+  for (const auto& [folder, own] : kPrivateTemp) {
     builder.Folders(folder);
-    builder.Add(Kind::kTmpfs, folder, temp);
+    const std::string source = request.work_folder + "/" + own;
+    struct stat info;
+    if (lstat(source.c_str(), &info) == 0 && S_ISDIR(info.st_mode)) {
+      builder.Add(Kind::kBindWork, folder, source);
+    } else {
+      builder.Add(Kind::kTmpfs, folder, temp);
+    }
   }
   builder.Folders("/proc");
   builder.Add(Kind::kProc, "/proc");
@@ -218,7 +227,10 @@ Json ViewPolicyJson() {
         {"devices", ViewBaseDevices()},
         {"gpu_devices", {"/dev/nvidia*", "/dev/nvidia-caps/*"}},
         {"links", {"/dev/fd", "/dev/stdin", "/dev/stdout", "/dev/stderr"}}}},
-      {"private_temp", {{"folders", {"/dev/shm", "/tmp", "/var/tmp"}}, {"fstype", "tmpfs"}}},
+      {"private_temp",
+       {{"folders", {"/dev/shm", "/tmp", "/var/tmp"}},
+        {"from", "the work folder's shm/ and tmp/, read-write, nosuid, nodev"},
+        {"otherwise", "a tmpfs of the largest file's size"}}},
       {"proc", "its own PID namespace's"},
       {"work_folder", "read-write, at its own path, nosuid, nodev"},
       {"covered_folders", {{"fstype", "tmpfs"}, {"flags", {"ro", "nosuid", "nodev", "noexec"}}}},

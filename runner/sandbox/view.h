@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/canonical_json.h"
@@ -29,6 +30,11 @@ const std::vector<std::string>& ViewBaseFolders();
 // every /dev/nvidia* node and /dev/nvidia-caps/* as well.
 const std::vector<std::string>& ViewBaseDevices();
 
+// The private temporary folders, each bound from a folder inside the process's own folder:
+// /dev/shm from its shm/, /tmp and /var/tmp from its tmp/.
+inline constexpr std::pair<const char*, const char*> kPrivateTemp[] = {
+    {"/dev/shm", "shm"}, {"/tmp", "tmp"}, {"/var/tmp", "tmp"}};
+
 // What one process's view holds beyond the base.
 struct ViewRequest {
   // Read-only folders the process needs that the base lacks (the interpreter's prefix, the
@@ -37,7 +43,8 @@ struct ViewRequest {
   std::vector<std::string> extra_folders;
   // The process's own folder, bound read-write at its own path.
   std::string work_folder;
-  // The size of each private temporary folder (/tmp, /var/tmp, /dev/shm).
+  // The size of each private temporary folder (/tmp, /var/tmp, /dev/shm) that the work folder
+  // does not provide (kPrivateTemp).
   uint64_t temp_bytes = 0;
 };
 

@@ -26,10 +26,33 @@ CallFailure SourceFailure(std::string message) { return CallFailure{"source", st
 
 // The source file a compile reads, under a fixed name beside the library it writes.
 constexpr char kNativeSourceFile[] = "submission/method.cpp";
-// A compile's limits: an honest method compiles in seconds to well under a megabyte; a source
-// that includes /dev/zero, expands a macro bomb or fills a huge array is stopped here.
-constexpr double kCompileSeconds = 300;
-constexpr uint64_t kCompileOutputBytes = uint64_t{64} << 20;
+
+// A compile's limits and the source checker's (the rule set's sandbox block): an honest method
+// compiles in seconds to well under a megabyte; a source that includes /dev/zero, expands a macro
+// bomb or fills a huge array is stopped by one of them.
+void LimitPreparation(const RuleSet::Sandbox& limits, SandboxedCommand* command) {
+  command->timeout_s = static_cast<double>(limits.compile_s);
+  command->folder_bytes = static_cast<uint64_t>(limits.folder_bytes);
+  command->group.memory_bytes = static_cast<uint64_t>(limits.compile_memory_bytes);
+  command->group.processes = static_cast<uint64_t>(limits.processes);
+}
+
+// Whether the compiler's driver (or its linker wrapper) says a program it ran was killed at the
+// largest file size: the driver removes the temporary file that was cut short, so the folder shows
+// nothing. Only the driver's own lines count ("c++: ...", "collect2: ..."): a diagnostic of the
+// source begins with the source's name, so a file cannot forge one.
+bool DriverSaysFileSizeExceeded(const std::string& output, const std::string& driver) {
+  size_t start = 0;
+  while (start < output.size()) {
+    size_t end = output.find('\n', start);
+    if (end == std::string::npos) end = output.size();
+    const std::string line = output.substr(start, end - start);
+    start = end + 1;
+    const bool drivers = line.rfind(driver + ": ", 0) == 0 || line.rfind("collect2: ", 0) == 0;
+    if (drivers && line.find("File size limit exceeded") != std::string::npos) return true;
+  }
+  return false;
+}
 
 }  // namespace
 
@@ -154,9 +177,22 @@ Status CheckPython(const std::string& python, const RuleSet& rules,
   command.covered = covered;
   command.view_folders = InterpreterFolders(python);
   command.path_first = DirName(python);
-  command.timeout_s = 60;
+  LimitPreparation(rules.sandbox, &command);
   Result<SandboxedResult> run = RunSandboxed(command);
   if (!run.ok()) return run.status();
+  // The checker reads the file and nothing else: one that makes it run out of memory or time is
+  // refused by the source rules like any other it cannot check.
+  if (run->memory_hit || run->timed_out) {
+    prepared->failure = SourceFailure(
+        "the source checker " +
+        (run->memory_hit ? "went past its memory limit of " +
+                               FormatBytes(rules.sandbox.compile_memory_bytes) +
+                               " (sandbox.compile_memory_bytes)"
+                         : "ran out of time (" + std::to_string(rules.sandbox.compile_s) +
+                               " s, sandbox.compile_s)") +
+        " on " + BaseName(prepared->submission.path));
+    return Status::Ok();
+  }
   // The checker prints one JSON object on its last line; anything else is the harness's problem.
   std::string last = run->output;
   while (!last.empty() && last.back() == '\n') last.pop_back();
@@ -180,13 +216,19 @@ Status CheckPython(const std::string& python, const RuleSet& rules,
   return Status::Ok();
 }
 
-Status BuildNative(const std::string& path, const std::string& source,
+Status BuildNative(const std::string& path, const std::string& source, const RuleSet& rules,
                    const std::vector<std::string>& covered, Prepared* prepared) {
   Result<Json> toolchain = NativeToolchain();
   if (!toolchain.ok()) return toolchain.status();
   Result<std::string> toolchain_text = CanonicalJson(*toolchain);
   if (!toolchain_text.ok()) return toolchain_text.status();
-  const std::string key = Sha256Hex(Sha256Hex(source) + "\n" + *toolchain_text);
+  // The limits are part of the key: a library built under larger ones is not one under these.
+  const RuleSet::Sandbox& limits = rules.sandbox;
+  const std::string key = Sha256Hex(
+      Sha256Hex(source) + "\n" + *toolchain_text + "\n" + std::to_string(limits.compile_s) + " " +
+      std::to_string(limits.compile_memory_bytes) + " " +
+      std::to_string(limits.compile_output_bytes) + " " + std::to_string(limits.processes) + " " +
+      std::to_string(limits.folder_bytes));
   if (CacheFolder().empty()) {
     return Status::Unavailable("no folder for the native build cache: set $RATCHET_CACHE or $HOME");
   }
@@ -214,17 +256,37 @@ Status BuildNative(const std::string& path, const std::string& source,
   command.files = {{kNativeSourceFile, source}, {"include/ratchet/method.h", *header}};
   command.covered = covered;
   command.view_folders = ToolchainFolders(*toolchain);
-  command.timeout_s = kCompileSeconds;
-  command.file_size_bytes = kCompileOutputBytes;
+  LimitPreparation(limits, &command);
+  command.file_size_bytes = static_cast<uint64_t>(limits.compile_output_bytes);
   command.output_bytes = 8000;
   command.outputs = {{kNativeSubmissionFile, library}};
   Result<SandboxedResult> run = RunSandboxed(command);
   if (!run.ok()) return run.status();
-  if (run->timed_out || run->exit_code != 0) {
-    prepared->failure =
-        SourceFailure(BaseName(path) + " does not compile" +
-                      (run->timed_out ? " (the compiler ran out of time)" : "") + ":\n" +
-                      CompilerMessagesOfSubmission(run->output, kNativeSourceFile, BaseName(path)));
+  const std::string messages =
+      CompilerMessagesOfSubmission(run->output, kNativeSourceFile, BaseName(path));
+  // A limit the compile went past names the rule, whatever else failed with it.
+  if (run->memory_hit) {
+    prepared->failure = CallFailure{
+        "compile-memory", BaseName(path) + " went past the compile's memory limit of " +
+                              FormatBytes(limits.compile_memory_bytes) +
+                              " (sandbox.compile_memory_bytes):\n" + messages};
+  } else if (run->timed_out) {
+    prepared->failure = CallFailure{"compile-time", BaseName(path) + " took the compile past its " +
+                                                        std::to_string(limits.compile_s) +
+                                                        " s (sandbox.compile_s):\n" + messages};
+  } else if (run->file_size_hit ||
+             DriverSaysFileSizeExceeded(run->output, BaseName(command.argv[0]))) {
+    prepared->failure = CallFailure{
+        "compile-output", BaseName(path) + " made the compile write a file of " +
+                              FormatBytes(limits.compile_output_bytes) +
+                              " (sandbox.compile_output_bytes, the largest allowed):\n" + messages};
+  } else if (run->processes_hit) {
+    prepared->failure = CallFailure{
+        "processes", BaseName(path) + " made the compile reach its limit of " +
+                         std::to_string(limits.processes) +
+                         " processes and threads (sandbox.processes):\n" + messages};
+  } else if (run->exit_code != 0) {
+    prepared->failure = SourceFailure(BaseName(path) + " does not compile:\n" + messages);
   }
   return Status::Ok();
 }
@@ -271,7 +333,7 @@ Result<Prepared> PrepareSubmission(const std::string& spec, const RuleSet& rules
                       ", so a method cannot carry a trained model or the dataset with it");
     return prepared;
   }
-  Status status = native ? BuildNative(path, *whole, covered, &prepared)
+  Status status = native ? BuildNative(path, *whole, rules, covered, &prepared)
                          : CheckPython(python, rules, covered, &prepared);
   if (!status.ok()) return status;
   return prepared;

@@ -1,7 +1,8 @@
 // What happens to a submission before any worker: its size is checked, a Python file passes the
 // source rules (check_source.py, sandboxed), a native file is compiled (sandboxed, cached by the
-// sha256 of its source and the toolchain). A submission that fails here is disqualified with
-// rule `source` and never runs.
+// sha256 of its source, the toolchain and the compile's limits). A submission that fails here is
+// disqualified and never runs: rule `source`, or the compile limit it went past (compile-time,
+// compile-memory, compile-output, processes).
 #ifndef RATCHET_SCORER_PREPARE_H_
 #define RATCHET_SCORER_PREPARE_H_
 
@@ -19,7 +20,7 @@ struct Prepared {
   Submission submission;  // with function resolved and, native, library built
   std::string source_sha256;
   std::vector<std::string> review_flags;
-  std::optional<CallFailure> failure;  // rule `source`: the file was not run
+  std::optional<CallFailure> failure;  // the file was not run (source, or a compile limit)
 };
 
 // `spec` is FILE or FILE:function (a Python file's single top-level function when none is

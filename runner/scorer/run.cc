@@ -146,6 +146,7 @@ Result<WorkerLaunch> LaunchFor(const Submission& submission, const RuleSet& rule
   launch.max_header = static_cast<uint32_t>(rules.limits.max_header);
   launch.max_reply_bytes = static_cast<uint32_t>(rules.limits.max_reply_bytes);
   launch.log_bytes = static_cast<size_t>(rules.limits.worker_log_bytes);
+  launch.limits = rules.sandbox;
   return launch;
 }
 
@@ -516,6 +517,14 @@ Result<RunOutcome> ScoreOnce(const RunInputs& inputs, const ProgressSink& say) {
     bool first_window_ready = false;  // before_first_window was called
 
     auto fail = [&](CallFailure failure) -> Result<RunOutcome> {
+      // A limit the worker reached is what ended the call, whatever failed with it (a malformed
+      // result, a deadline, a step of the harness): read before Close() removes its folder.
+      if (failure.rule != "memory" && failure.rule != "processes" && failure.rule != "disk") {
+        if (std::optional<CallFailure> limit = worker.LimitHit()) {
+          limit->message += "\n(then: " + failure.message + ")";
+          failure = *limit;
+        }
+      }
       worker.Close();
       // The contract comes before every file of the run, even when the first worker never gave
       // a hello it could take facts from (its error, if any, comes again when the run ends).
@@ -1007,6 +1016,9 @@ Result<RunOutcome> ScoreOnce(const RunInputs& inputs, const ProgressSink& say) {
             Go(worker, timed_request, rules.draw.test, &timed_result)) {
       return fail(*failure);
     }
+    // A limit hit during the call disqualifies it even when the method recovered (caught the
+    // refused fork, the full folder); read after the clock stopped.
+    if (std::optional<CallFailure> limit = worker.LimitHit()) return fail(*limit);
     if (timed_result.ms > rules.limits.max_call_ms) {
       return fail(CallFailure{
           "timeout", "a call took " + FormatFixed(timed_result.ms, 0, true) + " ms; the limit is " +
@@ -1026,7 +1038,8 @@ Result<RunOutcome> ScoreOnce(const RunInputs& inputs, const ProgressSink& say) {
                          {"calibration", MedianPhases(calibration_phases)},
                          {"frozen_ahead", frozen_ahead},
                          {"write_threads", crew ? crew->threads() : 1},
-                         {"write_stores", StoresName(crew ? crew->stores() : Stores::kCached)}};
+                         {"write_stores", StoresName(crew ? crew->stores() : Stores::kCached)},
+                         {"group", worker.GroupUsageJson()}};
     if (paired_with) record.phases["paired_with"] = paired_with;
     if (!previous.empty()) record.phases["previous"] = previous;
     if (!restarted_because.empty()) record.phases["restarted_because"] = restarted_because;

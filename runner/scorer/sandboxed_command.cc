@@ -22,7 +22,8 @@ namespace ratchet {
 Result<SandboxedResult> RunSandboxed(const SandboxedCommand& command) {
   const bool full = DescribeSandbox().full;
   if (full) RATCHET_RETURN_IF_ERROR(ReapWorkerUids());
-  Result<std::string> folder = MakeWorkerFolder(command.copies, command.files);
+  Result<std::string> folder =
+      MakeWorkerFolder(command.copies, command.files, kSandboxUid, command.folder_bytes);
   if (!folder.ok()) return folder.status();
   auto cleanup = [&] {
     if (full) KillSandboxProcesses(kSandboxUid);
@@ -41,6 +42,20 @@ Result<SandboxedResult> RunSandboxed(const SandboxedCommand& command) {
   spec.covered = command.covered;
   spec.view_folders = command.view_folders;
   spec.file_size_bytes = command.file_size_bytes;
+  spec.processes = command.group.processes;
+  std::unique_ptr<ProcessGroup> group;  // removed after the job's processes (declared after
+                                        // nothing that outlives them)
+  if (full) {
+    Result<std::unique_ptr<ProcessGroup>> made = ProcessGroup::Create(command.group);
+    if (!made.ok()) {
+      close(pipe_fds[0]);
+      close(pipe_fds[1]);
+      cleanup();
+      return made.status().Annotate("the control group of " + BaseName(command.argv[0]));
+    }
+    group = std::move(*made);
+    spec.group_fds = group->join_fds();
+  }
   Result<pid_t> pid = Spawn(spec);
   close(pipe_fds[1]);
   if (!pid.ok()) {
@@ -95,6 +110,14 @@ Result<SandboxedResult> RunSandboxed(const SandboxedCommand& command) {
       SignalUser(kSandboxUid, SIGKILL);
       usleep(10000);
     }
+  }
+  if (group) {
+    Result<GroupUsage> usage = group->Usage();
+    if (usage.ok()) {
+      result.memory_hit = usage->memory_kills > 0;
+      result.processes_hit = usage->process_refusals > 0;
+    }
+    result.file_size_hit = FileReached(*folder, command.file_size_bytes);
   }
   Status copied;
   if (!result.timed_out && result.exit_code == 0) {

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "core/status.h"
+#include "sandbox/cgroup.h"
 #include "sandbox/policy.h"
 #include "scorer/worker_process.h"
 
@@ -25,6 +26,10 @@ struct SandboxedCommand {
   std::vector<std::string> extra_env;
   // The largest file the job may write (its output among them); larger is refused by the kernel.
   uint64_t file_size_bytes = kDefaultFileSizeBytes;
+  // Under the full sandbox: its folder's size, and the memory and processes of its control group
+  // (everything the job starts).
+  uint64_t folder_bytes = uint64_t{2} << 30;
+  GroupLimits group = {uint64_t{4} << 30, kDefaultProcesses};
   double timeout_s = 60;
   size_t output_bytes = 1 << 20;  // stdout and stderr together, the tail kept
   // Files the job writes into its folder, copied out (folder-relative name -> destination path)
@@ -36,6 +41,12 @@ struct SandboxedResult {
   int exit_code = -1;  // or 128 + signal
   bool timed_out = false;
   std::string output;  // stdout and stderr, interleaved, the tail kept
+  // The limits it went past (full sandbox): the kernel killed a process of it at the memory
+  // limit; a fork or thread was refused at the process limit; a file in its folder reached
+  // file_size_bytes (the kernel stopped the write there).
+  bool memory_hit = false;
+  bool processes_hit = false;
+  bool file_size_hit = false;
 };
 
 Result<SandboxedResult> RunSandboxed(const SandboxedCommand& command);

@@ -5,6 +5,7 @@
 #include <signal.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -20,7 +21,12 @@
 #include "sandbox/spawn.h"
 
 namespace ratchet {
-namespace {}  // namespace
+
+std::string FormatBytes(int64_t bytes) {
+  if (bytes > 0 && bytes % (int64_t{1} << 30) == 0) return std::to_string(bytes >> 30) + " GiB";
+  if (bytes > 0 && bytes % (int64_t{1} << 20) == 0) return std::to_string(bytes >> 20) + " MiB";
+  return std::to_string(bytes) + " bytes";
+}
 
 // The worker's environment: nothing of the parent's but PATH, the locale and the device choice;
 // every cache points into the worker's own folder, so nothing outlives the call.
@@ -118,26 +124,47 @@ void RemoveWorkerFolder(const std::string& folder) {
   std::filesystem::remove_all(folder, ignored);
 }
 
+bool FolderFull(const std::string& folder) {
+  struct statvfs info;
+  if (statvfs(folder.c_str(), &info) != 0) return false;
+  return info.f_bavail == 0 || (info.f_files > 0 && info.f_favail == 0);
+}
+
+bool FileReached(const std::string& folder, uint64_t bytes) {
+  std::error_code error;
+  for (auto it = std::filesystem::recursive_directory_iterator(folder, error);
+       !error && it != std::filesystem::recursive_directory_iterator(); it.increment(error)) {
+    std::error_code size_error;
+    if (!it->is_symlink(size_error) && it->is_regular_file(size_error) &&
+        it->file_size(size_error) == bytes && !size_error) {
+      return true;
+    }
+  }
+  return false;
+}
+
 Result<std::string> MakeWorkerFolder(const std::vector<std::string>& copies,
-                                     const std::vector<FolderFile>& files, uid_t uid) {
+                                     const std::vector<FolderFile>& files, uid_t uid,
+                                     uint64_t folder_bytes) {
   std::string pattern = std::string(kWorkerFolderPrefix) + "XXXXXX";
   if (mkdtemp(pattern.data()) == nullptr) {
     return Status::IOError("mkdtemp " + std::string(kWorkerFolderPrefix) + "*", errno);
   }
   const std::string folder = pattern;
   auto made = [&]() -> Status {
-    // Under the full sandbox the folder is a tmpfs of its own, as large as kWorkerFolderBytes:
+    // Under the full sandbox the folder is a tmpfs of its own, as large as `folder_bytes`:
     // what a worker writes there (its caches, a compile's objects) is bounded and never reaches
     // the machine's disk.
     if (DescribeSandbox().full) {
       const std::string options =
-          "size=" + std::to_string(kWorkerFolderBytes) + ",nr_inodes=65536,mode=0700";
+          "size=" + std::to_string(folder_bytes) + ",nr_inodes=65536,mode=0700";
       if (mount("ratchet-worker", folder.c_str(), "tmpfs", MS_NOSUID | MS_NODEV,
                 options.c_str()) != 0) {
         return Status::IOError("mount a tmpfs (" + options + ") at " + folder, errno);
       }
     }
-    for (const char* sub : {"/tmp", "/cache"}) {
+    // tmp/ and shm/ are also the view's /tmp, /var/tmp and /dev/shm (view.h, kPrivateTemp).
+    for (const char* sub : {"/tmp", "/shm", "/cache"}) {
       std::string path = folder + sub;
       if (mkdir(path.c_str(), 0700) != 0) return Status::IOError("mkdir " + path, errno);
     }
@@ -185,8 +212,10 @@ Result<std::unique_ptr<WorkerProcess>> WorkerProcess::Start(const WorkerLaunch& 
   std::unique_ptr<WorkerProcess> worker(new WorkerProcess());
   worker->sandbox_uid_ = DescribeSandbox().full;
   worker->uid_ = uid;
+  worker->limits_ = launch.limits;
 
-  Result<std::string> folder = MakeWorkerFolder(launch.copies, launch.files, uid);
+  Result<std::string> folder = MakeWorkerFolder(launch.copies, launch.files, uid,
+                                                static_cast<uint64_t>(launch.limits.folder_bytes));
   if (!folder.ok()) return folder.status();
   worker->folder_ = *folder;
 
@@ -223,6 +252,20 @@ Result<std::unique_ptr<WorkerProcess>> WorkerProcess::Start(const WorkerLaunch& 
   spec.covered = launch.covered;
   spec.view_folders = launch.view_folders;
   spec.uid = uid;
+  spec.file_size_bytes = static_cast<uint64_t>(launch.limits.file_bytes);
+  spec.processes = static_cast<uint64_t>(launch.limits.processes);
+  if (worker->sandbox_uid_) {
+    GroupLimits group;
+    group.memory_bytes = static_cast<uint64_t>(launch.limits.memory_bytes);
+    group.processes = static_cast<uint64_t>(launch.limits.processes);
+    Result<std::unique_ptr<ProcessGroup>> made = ProcessGroup::Create(group);
+    if (!made.ok()) {
+      close(log_pipe[1]);
+      return made.status().Annotate("the worker's control group");
+    }
+    worker->group_ = std::move(*made);
+    spec.group_fds = worker->group_->join_fds();
+  }
   Result<pid_t> pid = Spawn(spec);
   close(log_pipe[1]);
   worker->channel_->CloseWorkerEnds();
@@ -260,6 +303,11 @@ std::optional<CallFailure> WorkerProcess::Receive(double timeout_s, const std::s
 std::optional<CallFailure> WorkerProcess::Failed(const Status& status, double timeout_s,
                                                  const std::string& doing) {
   if (status.ok()) return std::nullopt;
+  // Before Close(), which removes the folder whose fullness it reads.
+  if (std::optional<CallFailure> limit = LimitHit()) {
+    limit->message += " (while " + doing + ")";
+    return limit;
+  }
   switch (channel_->last_failure()) {
     case FrameFailure::kTimeout:
       return CallFailure{"timeout", "timed out after " +
@@ -267,6 +315,11 @@ std::optional<CallFailure> WorkerProcess::Failed(const Status& status, double ti
                                         " s while " + doing};
     case FrameFailure::kClosed: {
       Close();
+      if (exit_description_ == "signal " + std::to_string(SIGXFSZ)) {
+        return CallFailure{"disk", "the worker was killed for writing a file past the limit of " +
+                                       std::to_string(limits_.file_bytes) + " bytes (sandbox." +
+                                       "file_bytes) while " + doing};
+      }
       return CallFailure{"crash",
                          "the worker's process ended (" + exit_description_ + ") while " + doing};
     }
@@ -294,6 +347,11 @@ std::optional<CallFailure> WorkerProcess::Answered(Result<Frame> frame, double t
     return CallFailure{"crash", "the worker sent a reply without a boolean \"ok\" while " + doing};
   }
   if (!ok->get<bool>()) {
+    if (std::optional<CallFailure> limit = LimitHit()) {
+      limit->message += " (while " + doing + "; the method failed:\n" +
+                        text("error", "(no error text)") + ")";
+      return limit;
+    }
     const std::string kind = text("kind", "method");
     const std::string rule = kind == "import" ? "import" : kind == "output" ? "output" : "crash";
     return CallFailure{rule, doing + " failed:\n" + text("error", "(no error text)")};
@@ -363,7 +421,47 @@ void WorkerProcess::Close() {
   }
 }
 
-WorkerProcess::~WorkerProcess() { Close(); }
+WorkerProcess::~WorkerProcess() {
+  Close();
+  group_.reset();  // after every process of it is gone
+}
+
+std::optional<CallFailure> WorkerProcess::LimitHit() const {
+  if (group_) {
+    Result<GroupUsage> usage = group_->Usage();
+    if (usage.ok() && usage->memory_kills > 0) {
+      return CallFailure{"memory", "the worker went past its memory limit of " +
+                                       FormatBytes(limits_.memory_bytes) +
+                                       " (sandbox.memory_bytes: its processes and the files of "
+                                       "its temporary folders), and the kernel killed it"};
+    }
+    if (usage.ok() && usage->process_refusals > 0) {
+      return CallFailure{"processes", "the worker reached its limit of " +
+                                          std::to_string(limits_.processes) +
+                                          " processes and threads at once (sandbox.processes): " +
+                                          std::to_string(usage->process_refusals) +
+                                          " forks or threads were refused"};
+    }
+  }
+  if (sandbox_uid_ && !folder_.empty() && FolderFull(folder_)) {
+    return CallFailure{"disk", "the worker filled its folder, a tmpfs of " +
+                                   FormatBytes(limits_.folder_bytes) +
+                                   " (sandbox.folder_bytes) that holds its /tmp and /dev/shm too"};
+  }
+  if (!folder_.empty() && FileReached(folder_, static_cast<uint64_t>(limits_.file_bytes))) {
+    return CallFailure{"disk", "the worker wrote a file up to the largest size allowed, " +
+                                   FormatBytes(limits_.file_bytes) + " (sandbox.file_bytes)"};
+  }
+  return std::nullopt;
+}
+
+Json WorkerProcess::GroupUsageJson() const {
+  if (!group_) return Json::object();
+  Result<GroupUsage> usage = group_->Usage();
+  if (!usage.ok()) return Json::object();
+  return Json{{"memory_peak_bytes", usage->memory_peak_bytes},
+              {"cpu_ms", static_cast<int64_t>(usage->cpu_ns / 1000000)}};
+}
 
 std::string WorkerProcess::log() const {
   if (!log_) return "";

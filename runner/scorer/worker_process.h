@@ -15,11 +15,14 @@
 #include "core/status.h"
 #include "protocol/input_buffer.h"
 #include "protocol/worker_channel.h"
+#include "rules/rule_set.h"
+#include "sandbox/cgroup.h"
 #include "sandbox/policy.h"
 
 namespace ratchet {
 
-// A call that cannot be scored: `rule` is a rule id (crash, timeout, import, output, ...).
+// A call that cannot be scored: `rule` is a rule id (crash, timeout, import, output, memory,
+// processes, disk, ...).
 // `harness` marks failures that are ratchet's or the machine's, never the method's (exit 3).
 struct CallFailure {
   std::string rule;
@@ -48,6 +51,9 @@ struct WorkerLaunch {
   int64_t train = 0, test = 0, dims = 0;
   uint32_t max_header = 0, max_reply_bytes = 0;
   size_t log_bytes = 0;  // the tail of the worker's output that is kept
+  // Its memory, processes, folder and largest file (the rule set's; under a partial sandbox only
+  // the largest file applies).
+  RuleSet::Sandbox limits;
 };
 
 class WorkerProcess {
@@ -108,6 +114,15 @@ class WorkerProcess {
   // The worker's exit as "exit N" / "signal N" once closed ("running" before).
   std::string exit_description() const { return exit_description_; }
 
+  // The limit of WorkerLaunch::limits the worker went past, as the failure that names it:
+  // `memory` (the kernel killed a process of it at the memory limit), `processes` (a fork or a
+  // thread was refused at the process limit), `disk` (its folder is full, or it was killed for
+  // writing a file past the largest size). nullopt when none (or the worker has no group: a
+  // partial sandbox). A request that fails after a limit was hit fails with the limit's rule.
+  std::optional<CallFailure> LimitHit() const;
+  // What the worker's group counted so far: {"memory_peak_bytes", "cpu_ms"}; empty without one.
+  Json GroupUsageJson() const;
+
  private:
   WorkerProcess() = default;
   struct LogReader;
@@ -122,6 +137,8 @@ class WorkerProcess {
   std::unique_ptr<InputBuffer> buffer_;
   std::unique_ptr<WorkerChannel> channel_;
   std::unique_ptr<LogReader> log_;
+  std::unique_ptr<ProcessGroup> group_;  // the full sandbox's, removed after the worker
+  RuleSet::Sandbox limits_;
   pid_t pid_ = -1;
   bool sandbox_uid_ = false;  // the full sandbox: the worker has a uid of its own (uid_)
   uid_t uid_ = kSandboxUid;
@@ -131,11 +148,18 @@ class WorkerProcess {
 
 // A fresh private folder under /tmp for one untrusted process, holding copies of `copies` (by
 // base name) and empty tmp/ and cache/ folders, owned by the sandbox user when the sandbox is
-// full (`uid`: one of kWorkerUids), and then a tmpfs of its own of kWorkerFolderBytes. The
-// caller removes it with RemoveWorkerFolder.
+// full (`uid`: one of kWorkerUids), and then a tmpfs of its own of `folder_bytes`. The caller
+// removes it with RemoveWorkerFolder.
 Result<std::string> MakeWorkerFolder(const std::vector<std::string>& copies,
-                                     const std::vector<FolderFile>& files = {},
-                                     uid_t uid = kSandboxUid);
+                                     const std::vector<FolderFile>& files, uid_t uid,
+                                     uint64_t folder_bytes);
+
+// Whether the tmpfs of a worker's folder is full (no block or no inode left).
+bool FolderFull(const std::string& folder);
+// Whether a regular file under `folder` (symbolic links not followed) is exactly `bytes` long:
+// the kernel stops a write at the largest file size (RLIMIT_FSIZE), so a file cut there is that
+// long, and a file ratchet put there (the worker, the method's library) is not, but by chance.
+bool FileReached(const std::string& folder, uint64_t bytes);
 
 // Detaches a worker folder's tmpfs (if it has one) and removes the folder.
 void RemoveWorkerFolder(const std::string& folder);
@@ -146,6 +170,9 @@ void RemoveWorkerFolder(const std::string& folder);
 std::vector<std::string> WorkerEnvironment(const std::string& folder,
                                            const std::vector<std::string>& extra,
                                            const std::string& path_first = "");
+
+// "8 GiB", "64 MiB": a limit in whole GiB or MiB as such, any other as "N bytes".
+std::string FormatBytes(int64_t bytes);
 
 // argv with kWorkerFolderToken replaced by `folder`.
 std::vector<std::string> ExpandFolder(const std::vector<std::string>& argv,

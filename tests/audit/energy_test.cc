@@ -315,7 +315,7 @@ TEST(EnergyTest, AnH200IsJudgedAgainstItsBandUnderTheDefaultRuleSet) {
                          "reference read 0.07 J/TFLOP"))
       << Findings(claimed);
   EXPECT_TRUE(HasFinding(claimed, "run-1.json: record.energy.reference.band",
-                         "the rule set mnist-a100/1.4.0's band for NVIDIA H200 is "))
+                         "the rule set mnist-a100/1.5.0's band for NVIDIA H200 is "))
       << Findings(claimed);
 }
 
@@ -340,7 +340,7 @@ TEST(EnergyTest, AnH200NvlIsNotJudgedByTheH200Band) {
   AuditResult moved = AuditH200(OnAnH200(5.6), first, DefaultRules(), &column, kNvl);
   EXPECT_GT(moved.breaking(), 0u) << Findings(moved);
   EXPECT_TRUE(HasFinding(moved, "run-1.json: record.energy.reference.band",
-                         "; the rule set mnist-a100/1.4.0's band for NVIDIA H200 NVL is null"))
+                         "; the rule set mnist-a100/1.5.0's band for NVIDIA H200 NVL is null"))
       << Findings(moved);
 }
 

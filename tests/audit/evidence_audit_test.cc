@@ -281,7 +281,7 @@ TEST_F(EvidenceAuditTest, AnotherRuleSetThanTheContractsIsAUsageError) {
   ASSERT_FALSE(result.ok());
   EXPECT_EQ(result.status().code(), Status::Code::kUsage);
   // The contract's rule set is compiled in: the message names it.
-  EXPECT_NE(result.status().message().find("give --rules mnist-a100/1.4.0, or leave --rules out"),
+  EXPECT_NE(result.status().message().find("give --rules mnist-a100/1.5.0, or leave --rules out"),
             std::string::npos)
       << result.status().message();
   options.rules_path = "mnist-a100/1.2.0";
@@ -289,11 +289,11 @@ TEST_F(EvidenceAuditTest, AnotherRuleSetThanTheContractsIsAUsageError) {
   ASSERT_FALSE(result.ok());
   EXPECT_EQ(result.status().code(), Status::Code::kUsage);
   EXPECT_EQ(result.status().message(),
-            "the evidence was scored under the rule set \"mnist-a100/1.4.0\" (sha256 \"" +
+            "the evidence was scored under the rule set \"mnist-a100/1.5.0\" (sha256 \"" +
                 LoadRuleSet(std::nullopt)->sha256 +
                 "\" in contract.json); this audit judges with mnist-a100/1.2.0 (sha256 " +
                 LoadRuleSet(std::string("mnist-a100/1.2.0"))->sha256 +
-                "): give --rules mnist-a100/1.4.0, or leave --rules out");
+                "): give --rules mnist-a100/1.5.0, or leave --rules out");
 }
 
 // Without --rules the audit judges with the compiled-in rule set contract.json locks: the
@@ -303,7 +303,7 @@ TEST_F(EvidenceAuditTest, TheContractsRuleSetJudgesWhenNoneIsGiven) {
   EXPECT_EQ(result.verdict(), AuditVerdict::kStands) << Findings(result);
   const RuleSet newest = LoadRuleSet(std::nullopt).value();
   EXPECT_EQ(result.rules,
-            "mnist-a100/1.4.0 (compiled in; the rule set contract.json locks, "
+            "mnist-a100/1.5.0 (compiled in; the rule set contract.json locks, "
             "sha256 " +
                 newest.sha256 + ")");
 
@@ -345,7 +345,7 @@ TEST_F(EvidenceAuditTest, ARuleSetNotCompiledInMustBeGiven) {
       "the evidence was scored under the rule set \"mnist-a100/0.9.0\" (sha256 \"" +
           std::string(64, 'a') +
           "\" in contract.json); no rule set compiled into ratchet has that sha256 (they "
-          "are mnist-a100/1.2.0, mnist-a100/1.3.0, mnist-a100/1.4.0): give that rule set with "
+          "are mnist-a100/1.2.0, mnist-a100/1.3.0, mnist-a100/1.4.0, mnist-a100/1.5.0): give that rule set with "
           "--rules FILE");
 }
 

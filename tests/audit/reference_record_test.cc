@@ -322,7 +322,7 @@ TEST(ReferenceRecordTest, ARecordOfAnotherVersionIsRefused) {
   EXPECT_EQ(rules.status().message(),
             "evaluation.json: the record was made by 'mnist-a100/1.1.0'; no rule set compiled into "
             "ratchet judges that version (they are mnist-a100/1.2.0, mnist-a100/1.3.0, "
-            "mnist-a100/1.4.0): give the record's own rule set with --rules FILE");
+            "mnist-a100/1.4.0, mnist-a100/1.5.0): give the record's own rule set with --rules FILE");
 }
 
 // The seed's records name the seed's version: the seed's rule set judges them, not the default.
@@ -341,12 +341,12 @@ TEST(ReferenceRecordTest, TheRecordsVersionPicksItsRuleSet) {
   AuditResult result;
   Result<RuleSet> rules = RuleSetForRecord(record, "evaluation.json", &result);
   ASSERT_TRUE(rules.ok()) << rules.status().message();
-  EXPECT_EQ(rules->id, "mnist-a100/1.4.0");
+  EXPECT_EQ(rules->id, "mnist-a100/1.5.0");
   // Under the default, a seed record is refused, and told which rule set is its own.
   Status status = AuditReferenceRecord(CorpusJson(kUnsandboxedBare), "evaluation.json", *rules,
                                        std::nullopt, &result);
   EXPECT_EQ(status.code(), Status::Code::kBadInput);
-  EXPECT_NE(status.message().find("; the rule set mnist-a100/1.4.0 judges 'mnist-a100/1.4.0 "
+  EXPECT_NE(status.message().find("; the rule set mnist-a100/1.5.0 judges 'mnist-a100/1.5.0 "
                                   "(ratchet's rules: "),
             std::string::npos)
       << status.message();

@@ -102,7 +102,7 @@ TEST_F(ContractCommand, JsonHasTheDocumentedShape) {
   EXPECT_TRUE(IsHex(harness["source_sha256"], 64)) << harness;
   EXPECT_EQ(harness["source_sha256"], HarnessSourceSha256());
   // The default rule set: ratchet's own, the newest compiled in.
-  EXPECT_EQ(contract["locked"]["rules"]["id"], "mnist-a100/1.4.0");
+  EXPECT_EQ(contract["locked"]["rules"]["id"], "mnist-a100/1.5.0");
   EXPECT_EQ(contract["locked"]["rules"]["sha256"], LoadRuleSet(std::nullopt)->sha256);
   for (const char* name : {"mnist", "fashion", "kmnist"}) {
     const Json& dataset = contract["locked"]["datasets"][name];
@@ -308,7 +308,7 @@ TEST_F(ContractCommand, ListingNamesEachPart) {
   CommandRun run = Contract({});
   ASSERT_EQ(run.exit_code, 0) << run.err;
   for (const std::string& expected :
-       {std::string("harness"), std::string("mnist-a100/1.4.0"),
+       {std::string("harness"), std::string("mnist-a100/1.5.0"),
         contract["locked"]["harness"]["source_sha256"].get<std::string>(), std::string("kmnist"),
         std::string("sandbox"), std::string("worker.py"), std::string("check_source.py"),
         "policy      sha256 " + contract["locked"]["sandbox"]["policy_sha256"].get<std::string>(),
@@ -361,11 +361,12 @@ TEST_F(ContractCommand, MissingRulesFileExitsTwo) {
   EXPECT_EQ(run.exit_code, 2);
   EXPECT_NE(run.err.find("no-such-rules.json"), std::string::npos) << run.err;
   // Neither a file nor an embedded id: the message lists the ids.
-  run = Contract({"--rules", "mnist-a100/1.5.0"});
+  run = Contract({"--rules", "mnist-a100/1.6.0"});
   EXPECT_EQ(run.exit_code, 2);
   EXPECT_EQ(run.err,
-            "ratchet contract: error: rule-set file mnist-a100/1.5.0: no such file; nor is it the "
-            "id of an embedded rule set: mnist-a100/1.2.0, mnist-a100/1.3.0, mnist-a100/1.4.0\n");
+            "ratchet contract: error: rule-set file mnist-a100/1.6.0: no such file; nor is it the "
+            "id of an embedded rule set: mnist-a100/1.2.0, mnist-a100/1.3.0, mnist-a100/1.4.0, "
+            "mnist-a100/1.5.0\n");
   EXPECT_EQ(run.out, "");
 }
 

@@ -1,9 +1,8 @@
 # red-team: fills the disk through its own folder: writes files of 512 MiB (under RLIMIT_FSIZE),
 # up to 64 GiB in all, into the folder it was started in, until a write fails.
-# NOT RUN on the development machine: without a disk limit it fills the disk the worker folders
-# live on (/tmp of the host).
-# The sandbox must: stop the writes at the worker's disk limit (a bounded filesystem or quota
-# for its folder), far below what hurts the machine.
+# The sandbox must: stop the writes (its folder is a tmpfs of sandbox.folder_bytes; the largest file is
+# sandbox.file_bytes). The probe removes its files, so nothing is left by which to name a
+# limit (disk_fill_kept.py keeps them): the outcome is the method's.
 # Expected: qualified (ncm's labels), log line "REDTEAM-PROBE disk_fill_folder: found nothing"
 # (the NOTE line says where the writes stopped); "ESCAPE wrote 64 GiB" means no limit.
 

@@ -1,8 +1,8 @@
 # red-team: fills its private /dev/shm (memory): writes files of 512 MiB (under RLIMIT_FSIZE), up to 64 GiB in all,
 # into /dev/shm, until a write fails.
-# Run it only where the tmpfs has a size bound (see the worker's /proc/self/mountinfo): one without
-# would take the machine's memory (two workers' at a time: the running one and the last call's).
-# The sandbox must: stop the writes at the tmpfs's size bound (today file_size_bytes, 1 GiB).
+# The sandbox must: stop the writes (/dev/shm is a folder of the worker's own bounded folder; the largest file is
+# sandbox.file_bytes). The probe removes its files, so nothing is left by which to name a
+# limit (disk_fill_kept.py keeps them): the outcome is the method's.
 # Expected: qualified (ncm's labels), log line "REDTEAM-PROBE disk_fill_shm: found nothing"
 # (the NOTE line says where the writes stopped); "ESCAPE wrote 64 GiB" means no limit.
 

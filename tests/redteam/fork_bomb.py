@@ -1,9 +1,9 @@
 # red-team: a fork bomb in the warm-up: every process forks without end, ignoring failures, while
 # the worker's own process raises at its first failed fork.
-# NOT RUN on the development machine: without a bound on processes it fills the machine's PID space.
-# The sandbox must: bound the worker's processes (RLIMIT_NPROC per worker uid, or a pids cgroup),
-# so forks fail early and the machine stays usable; reap every process of the bomb after the call.
-# Expected: crash (the method raises BlockingIOError: "Resource temporarily unavailable").
+# The sandbox must: bound the worker's processes (its control group's pids.max, sandbox.processes),
+# so forks fail early and the machine stays usable; reap every process of the bomb after the call;
+# and disqualify the method for reaching the limit.
+# Expected: processes.
 import os
 import time
 

@@ -1,9 +1,8 @@
 // red-team: a fork bomb from native code in the warm-up: every child forks without end, ignoring
 // failures; the worker itself throws at its first failed fork.
-// NOT RUN on the development machine: without a bound on processes it fills the PID space.
-// The sandbox must: bound the worker's processes (RLIMIT_NPROC per worker uid, or a pids cgroup)
-// and reap every one of them after the call.
-// Expected: crash (std::runtime_error "fork failed: Resource temporarily unavailable").
+// The sandbox must: bound the worker's processes (its control group's pids.max, sandbox.processes),
+// reap every one of them after the call, and disqualify the method for reaching the limit.
+// Expected: processes.
 #include <ratchet/method.h>
 
 #include <cerrno>

@@ -2,9 +2,9 @@
 // (its first byte nonzero, so it lands in .rodata and on disk, not in .bss), each file under
 // RLIMIT_FSIZE (1 GiB), so only a bound on what the compile writes stops it. Loaded, it would be
 // copied into every worker's folder.
-// The sandbox must: stop the compile at its output bound (the compiler's folder or what the parent
-// takes back from it, 64 MiB in the sandbox being written) with "does not compile".
-// Expected: source.
+// The sandbox must: stop the compile at its output bound (sandbox.compile_output_bytes, the
+// compile's RLIMIT_FSIZE) and disqualify the file with the rule that names it.
+// Expected: compile-output.
 #include <ratchet/method.h>
 
 namespace {

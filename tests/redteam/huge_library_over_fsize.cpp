@@ -1,9 +1,9 @@
 // red-team: a source that compiles to 3 GiB of initialized data (three arrays of 1 GiB): the
 // assembler's object file passes RLIMIT_FSIZE (1 GiB) and the disk fills with whatever the compile
 // may write.
-// The sandbox must: stop the compile (RLIMIT_FSIZE kills the assembler with SIGXFSZ; a bound on the
-// compile's disk use stops it earlier) and report "does not compile".
-// Expected: source.
+// The sandbox must: stop the compile (its RLIMIT_FSIZE, sandbox.compile_output_bytes, kills the
+// assembler with SIGXFSZ) and disqualify the file with the rule that names the limit.
+// Expected: compile-output.
 #include <ratchet/method.h>
 
 namespace {

@@ -1,10 +1,8 @@
 // red-team: #include "/dev/zero": the preprocessor reads a file that never ends, growing its
 // buffer until the compiler runs out of memory (or time).
-// NOT RUN on the development machine: without a memory bound on the compiler it takes the machine's
-// memory.
-// The sandbox must: bound the compiler's memory and time (and, with a minimal /dev, it may not
-// even open /dev/zero) and report "does not compile".
-// Expected: source.
+// The sandbox must: bound the compiler's memory and time (sandbox.compile_memory_bytes and
+// compile_s) and disqualify the file with the limit it reached.
+// Expected: compile-memory.
 #include <ratchet/method.h>
 
 #include "/dev/zero"

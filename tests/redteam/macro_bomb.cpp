@@ -1,9 +1,8 @@
 // red-team: a macro bomb: ten levels of macros that each expand to ten copies of the level below,
 // inside an array initializer: 10^10 tokens, which the compiler would hold as one initializer.
-// NOT RUN on the development machine: without a memory bound on the compiler it takes the
-// machine's memory (and hours of CPU).
-// The sandbox must: bound the compiler's memory and time, and report "does not compile".
-// Expected: source.
+// The sandbox must: bound the compiler's memory and time (sandbox.compile_memory_bytes and
+// compile_s) and disqualify the file with the limit it reached.
+// Expected: compile-memory.
 #include <ratchet/method.h>
 
 #define B0 1,

@@ -1,10 +1,8 @@
 # red-team: allocates 6 GiB in the warm-up and touches every page (torch.ones, so the pages are
 # real), then holds it through the timed call.
-# NOT RUN on the development machine: without a memory bound it takes 6 GiB of a 23 GiB machine
-# per worker (and two workers hold theirs at once: the running one and the last call's, stopped).
 # The sandbox must: bound a worker's memory (a memory cgroup; RLIMIT_AS cannot be used with CUDA)
-# below what hurts the machine, so that the worker alone dies.
-# Expected: crash (the allocation fails, or the worker is killed at the bound).
+# below what hurts the machine, so that the worker alone dies, and name the limit.
+# Expected: memory (the kernel kills the worker at its group's bound).
 import torch
 
 held = []

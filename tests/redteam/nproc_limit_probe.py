@@ -1,8 +1,8 @@
 # red-team probe: reads which bound applies to the number of processes and threads it may start
 # (RLIMIT_NPROC, its pids cgroup's pids.max), without starting any.
 # The sandbox must: bound them (fork_bomb.py and thread_bomb.py must fail at the bound, not fill
-# the machine's PID space). RLIMIT_NPROC counts every process of the uid on the machine, which is
-# enough while each worker has a uid of its own.
+# the machine's PID space). The control group's pids.max is out of the worker's sight (the view
+# holds no cgroup filesystem); RLIMIT_NPROC, four times it, is the bound the probe can read.
 # Expected: qualified, log line "REDTEAM-PROBE nproc_limit_probe: found nothing".
 
 import os

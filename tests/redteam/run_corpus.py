@@ -6,6 +6,8 @@ the rules broken and no ESCAPE line). A new escape is then a failure of this tes
 of logs. Files listed in NOT_RUN are skipped, each with its reason (printed).
 
     tests/redteam/run_corpus.py BUILD_DIR [FILE ...]      exit 0 when every file ends as expected
+
+With REDTEAM_KEEP=FOLDER set, each file's evidence is kept there (FOLDER/NAME.evidence).
 """
 import glob
 import json
@@ -22,16 +24,7 @@ CORPUS = os.path.join(ROOT, "tests", "redteam")
 # Skipped, with why: each names a limit the sandbox does not have yet (docs/sandbox.md, "What a
 # worker can still do"), or one whose test would load the machine it runs on.
 NOT_RUN = {
-    "memory_limit_probe.py": "open: no memory cgroup yet, the probe reports it",
-    "memory_hog.py": "open: no memory cgroup yet",
-    "memory_hog_native.cpp": "open: no memory cgroup yet",
-    "include_dev_zero.cpp": "open: a compile's memory is not bounded yet",
-    "macro_bomb.cpp": "open: a compile's memory is not bounded yet",
     "pid_channel_proc_stat.py": "open: /proc/stat's fork count is machine-wide (docs/sandbox.md)",
-    "fork_bomb.py": "bounded by RLIMIT_NPROC, but loads a 2-core CI machine for the whole call",
-    "fork_bomb_native.cpp": "bounded by RLIMIT_NPROC, but loads a 2-core CI machine",
-    "thread_bomb.py": "bounded by RLIMIT_NPROC, but loads a 2-core CI machine",
-    "disk_fill_folder.py": "bounded by the folder's 2 GiB tmpfs, but holds 2 GiB of memory",
 }
 TIMING_RULES = {"timing-call", "timing-group", "dispersion-slow", "dispersion-fast"}
 
@@ -45,11 +38,16 @@ def expected_of(path):
 
 
 def rules_file(folder, strict_timing):
-    rules = json.load(open(os.path.join(ROOT, "runner", "rules", "mnist-a100-1.4.0.json")))
+    rules = json.load(open(os.path.join(ROOT, "runner", "rules", "mnist-a100-1.5.0.json")))
     rules["calls"].update(mnist_calls=3, holdout_calls=1)
     rules["timing"].update(calibration_calls=4, calibration_discard=1)
     rules["limits"].update(warmup_max_call_ms=8000, later_warmup_max_call_ms=8000, max_call_ms=4000,
                            timed_call_grace_s=1, import_s=20)
+    # Low enough that the hogs and bombs hit them without loading a 2-core, 24 GiB machine; an
+    # honest worker (torch imported, ncm.py) stays well under them.
+    rules["sandbox"].update(memory_bytes=1 << 30, processes=256, folder_bytes=256 << 20,
+                            file_bytes=128 << 20, compile_s=60, compile_memory_bytes=1 << 30,
+                            compile_output_bytes=16 << 20)
     if not strict_timing:  # a busy machine's noise must not decide a probe's outcome
         rules["dispersion"]["slack_ms"] = 1000.0
         rules["timing"].update(call_slack_ms=1000.0, group_slack_ms=1000.0)
@@ -123,7 +121,10 @@ def main():
                                    glob.glob(os.path.join(CORPUS, "named", "*")))
     files = [f for f in files if os.path.basename(f) != "run_corpus.py"]
     failed = 0
-    with tempfile.TemporaryDirectory(prefix="ratchet-redteam-") as folder:
+    keep = os.environ.get("REDTEAM_KEEP")  # a folder to keep the evidence in, for a look after
+    with tempfile.TemporaryDirectory(prefix="ratchet-redteam-") as scratch:
+        folder = keep or scratch
+        os.makedirs(folder, exist_ok=True)
         os.chmod(folder, 0o755)
         for path in files:
             base = os.path.basename(path)

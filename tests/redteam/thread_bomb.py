@@ -1,8 +1,8 @@
 # red-team: a thread bomb in the warm-up: starts sleeping threads until the interpreter cannot
 # start another.
-# NOT RUN on the development machine: without a bound it takes the machine's threads-max and PIDs.
-# The sandbox must: bound the worker's tasks (RLIMIT_NPROC counts threads; or a pids cgroup).
-# Expected: crash (the method raises RuntimeError: "can't start new thread").
+# The sandbox must: bound the worker's tasks (its control group's pids.max counts threads too) and
+# disqualify the method for reaching the limit.
+# Expected: processes.
 import threading
 import time
 

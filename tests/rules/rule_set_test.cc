@@ -64,7 +64,7 @@ TEST(RuleSetTest, EveryRuleSetFileIsEmbeddedByteForByte) {
   }
   EXPECT_EQ(embedded, files);
   EXPECT_EQ(embedded, (std::set<std::string>{"mnist-a100-1.2.0.json", "mnist-a100-1.3.0.json",
-                                             "mnist-a100-1.4.0.json"}));
+                                             "mnist-a100-1.4.0.json", "mnist-a100-1.5.0.json"}));
 }
 
 TEST(RuleSetTest, EveryEmbeddedRuleSetParsesUnderAnIdOfItsOwn) {
@@ -83,15 +83,16 @@ TEST(RuleSetTest, EveryEmbeddedRuleSetParsesUnderAnIdOfItsOwn) {
     EXPECT_EQ(EmbeddedRuleSets()[i].file, file + ".json");
     EXPECT_EQ(EmbeddedRuleSetText(rules.id), EmbeddedRuleSets()[i].text);
   }
-  EXPECT_EQ(EmbeddedRuleSetIds(), "mnist-a100/1.2.0, mnist-a100/1.3.0, mnist-a100/1.4.0");
+  EXPECT_EQ(EmbeddedRuleSetIds(),
+            "mnist-a100/1.2.0, mnist-a100/1.3.0, mnist-a100/1.4.0, mnist-a100/1.5.0");
   EXPECT_EQ(EmbeddedRuleSetText("mnist-a100/9.9.9"), "");
 }
 
 // The default is the newest, ratchet's own; the reference scorer's stays for its records.
 TEST(RuleSetTest, TheDefaultIsTheNewestRuleSet) {
-  EXPECT_EQ(std::string(kDefaultRuleSetId), "mnist-a100/1.4.0");
-  EXPECT_EQ(Default().id, "mnist-a100/1.4.0");
-  EXPECT_EQ(EmbeddedRuleSets().back().file, "mnist-a100-1.4.0.json");
+  EXPECT_EQ(std::string(kDefaultRuleSetId), "mnist-a100/1.5.0");
+  EXPECT_EQ(Default().id, "mnist-a100/1.5.0");
+  EXPECT_EQ(EmbeddedRuleSets().back().file, "mnist-a100-1.5.0.json");
   Result<std::string> sha256 = CanonicalSha256(Json::parse(EmbeddedRuleSetText(kDefaultRuleSetId)));
   ASSERT_TRUE(sha256.ok());
   EXPECT_EQ(Default().sha256, *sha256);
@@ -107,17 +108,19 @@ TEST(RuleSetTest, TheSeedsRuleSetHasTheSeedsVersion) {
   EXPECT_EQ(rules.sha256, *sha256);
   // ratchet's own never claims to be the seed's: a seed record never matches it.
   EXPECT_NE(Default().version, kSeedVersion);
-  EXPECT_EQ(Default().version.rfind("mnist-a100/1.4.0 (ratchet's rules: ", 0), 0u)
+  EXPECT_EQ(Default().version.rfind("mnist-a100/1.5.0 (ratchet's rules: ", 0), 0u)
       << Default().version;
 }
 
 // ratchet's rule set scores as the seed's does: its document is the seed's but for its id, its
-// version and its telemetry bands, where it adds one and keeps the seed's.
+// version, its telemetry bands, where it adds one and keeps the seed's, and its sandbox block
+// (which the seed's, like mnist-a100/1.4.0's, leaves to the values it writes out).
 TEST(RuleSetTest, TheDefaultIsTheSeedsRuleSetPlusAnH200Band) {
   auto without_the_differences = [](const std::string& id) {
     Json document = Json::parse(EmbeddedRuleSetText(id));
     document.erase("id");
     document.erase("version");
+    document.erase("sandbox");
     document["energy"].erase("reference_bands");
     return document;
   };
@@ -326,7 +329,8 @@ TEST(RuleSetTest, LoadsAFile) {
 // is a file.
 TEST(RuleSetTest, AnEmbeddedIdSelectsThatRuleSet) {
   EXPECT_EQ(Load(std::string("mnist-a100/1.2.0")).sha256, Seed().sha256);
-  EXPECT_EQ(Load(std::string("mnist-a100/1.4.0")).sha256, Default().sha256);
+  EXPECT_EQ(Load(std::string("mnist-a100/1.5.0")).sha256, Default().sha256);
+  EXPECT_NE(Load(std::string("mnist-a100/1.4.0")).sha256, Default().sha256);
   EXPECT_EQ(Load(std::string("mnist-a100/1.3.0")).id, "mnist-a100/1.3.0");
   EXPECT_NE(Load(std::string("mnist-a100/1.3.0")).sha256, Default().sha256);
   EXPECT_NE(Seed().sha256, Default().sha256);
@@ -342,12 +346,12 @@ TEST(RuleSetTest, MissingFileNamesThePathAndTheEmbeddedIds) {
   EXPECT_EQ(rules.status().message(),
             "rule-set file " + (dir / "absent.json") +
                 ": no such file; nor is it the id of an embedded rule set: mnist-a100/1.2.0, "
-                "mnist-a100/1.3.0, mnist-a100/1.4.0");
-  rules = LoadRuleSet(std::string("mnist-a100/1.5.0"));
+                "mnist-a100/1.3.0, mnist-a100/1.4.0, mnist-a100/1.5.0");
+  rules = LoadRuleSet(std::string("mnist-a100/1.6.0"));
   ASSERT_FALSE(rules.ok());
   EXPECT_EQ(rules.status().message(),
-            "rule-set file mnist-a100/1.5.0: no such file; nor is it the id of an embedded rule "
-            "set: mnist-a100/1.2.0, mnist-a100/1.3.0, mnist-a100/1.4.0");
+            "rule-set file mnist-a100/1.6.0: no such file; nor is it the id of an embedded rule "
+            "set: mnist-a100/1.2.0, mnist-a100/1.3.0, mnist-a100/1.4.0, mnist-a100/1.5.0");
 }
 
 TEST(RuleSetTest, AFolderIsNotARuleSetFile) {
@@ -358,7 +362,41 @@ TEST(RuleSetTest, AFolderIsNotARuleSetFile) {
   EXPECT_EQ(rules.status().message(),
             "rule-set file " + dir.path() +
                 " is a folder, not a file; nor is it the id of an embedded rule set: "
-                "mnist-a100/1.2.0, mnist-a100/1.3.0, mnist-a100/1.4.0");
+                "mnist-a100/1.2.0, mnist-a100/1.3.0, mnist-a100/1.4.0, mnist-a100/1.5.0");
+}
+
+// The sandbox's limits: written out from mnist-a100/1.5.0 on; a rule set without the block has
+// the same values; a field of the block is read strictly like every other.
+TEST(RuleSetTest, TheSandboxBlockHoldsTheLimits) {
+  const RuleSet::Sandbox& limits = Default().sandbox;
+  EXPECT_EQ(limits.memory_bytes, int64_t{16} << 30);
+  EXPECT_EQ(limits.processes, 1024);
+  EXPECT_EQ(limits.folder_bytes, int64_t{2} << 30);
+  EXPECT_EQ(limits.file_bytes, int64_t{1} << 30);
+  EXPECT_EQ(limits.compile_s, 300);
+  EXPECT_EQ(limits.compile_memory_bytes, int64_t{4} << 30);
+  EXPECT_EQ(limits.compile_output_bytes, int64_t{64} << 20);
+  const RuleSet& older = Load(std::string("mnist-a100/1.4.0"));
+  EXPECT_FALSE(Json::parse(EmbeddedRuleSetText("mnist-a100/1.4.0")).contains("sandbox"));
+  EXPECT_EQ(older.sandbox.memory_bytes, limits.memory_bytes);
+  EXPECT_EQ(older.sandbox.processes, limits.processes);
+  EXPECT_EQ(older.sandbox.compile_output_bytes, limits.compile_output_bytes);
+
+  Json document = Json::parse(EmbeddedRuleSetText(kDefaultRuleSetId));
+  document["sandbox"]["memory_bytes"] = int64_t{3} << 30;
+  Result<RuleSet> lowered = ParseRuleSet(document.dump(), "lowered");
+  ASSERT_TRUE(lowered.ok()) << lowered.status().message();
+  EXPECT_EQ(lowered->sandbox.memory_bytes, int64_t{3} << 30);
+  document["sandbox"]["memory_byte"] = 1;
+  Result<RuleSet> misspelt = ParseRuleSet(document.dump(), "misspelt");
+  ASSERT_FALSE(misspelt.ok());
+  EXPECT_EQ(misspelt.status().message(), "misspelt: unknown field \"sandbox.memory_byte\"");
+  document["sandbox"].erase("memory_byte");
+  document["sandbox"]["processes"] = 2;
+  Result<RuleSet> too_few = ParseRuleSet(document.dump(), "too few");
+  ASSERT_FALSE(too_few.ok());
+  EXPECT_EQ(too_few.status().message(),
+            "too few: field \"sandbox.processes\": 2 must be at least 16");
 }
 
 TEST(RuleSetTest, AFileOverOneMebibyteIsRefusedUnread) {

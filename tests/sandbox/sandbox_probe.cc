@@ -34,11 +34,14 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <iostream>
 #include <nlohmann/json.hpp>
+#include <sstream>
 #include <string>
+#include <vector>
 
 extern char** environ;
 
@@ -286,6 +289,50 @@ Json Look(const std::string& tag) {
   return out;
 }
 
+// Allocates `mib` MiB and writes every page; prints what it held (unless the kernel killed it).
+Json Hog(long mib) {
+  std::vector<char*> held;
+  for (long i = 0; i < mib; ++i) {
+    char* block = static_cast<char*>(std::malloc(1 << 20));
+    if (block == nullptr) return Json{{"allocated_mib", i}, {"error", "malloc"}};
+    std::memset(block, 1, 1 << 20);
+    held.push_back(block);
+  }
+  asm volatile("" : : "r"(held.data()) : "memory");
+  return Json{{"allocated_mib", mib}};
+}
+
+// Starts `count` children that sleep a second and exit; prints how many forks succeeded and the
+// errno of the first that failed.
+Json Forks(long count) {
+  long started = 0;
+  int error = 0;
+  std::vector<pid_t> children;
+  for (long i = 0; i < count; ++i) {
+    pid_t pid = fork();
+    if (pid == 0) {
+      sleep(1);
+      _exit(0);
+    }
+    if (pid < 0) {
+      error = errno;
+      break;
+    }
+    children.push_back(pid);
+    ++started;
+  }
+  for (pid_t child : children) waitpid(child, nullptr, 0);
+  return Json{{"started", started}, {"errno", error}};
+}
+
+// /proc/self/cgroup, as the process sees it.
+Json Groups() {
+  std::ifstream file("/proc/self/cgroup");
+  std::stringstream text;
+  text << file.rdbuf();
+  return Json{{"cgroup", text.str()}};
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -305,12 +352,24 @@ int main(int argc, char** argv) {
   if (mode == "sleep") {
     Idle(nullptr);
   }
+  if (mode == "hog" && argc == 3) {
+    std::cout << Hog(std::atol(argv[2])).dump() << std::endl;
+    return 0;
+  }
+  if (mode == "forks" && argc == 3) {
+    std::cout << Forks(std::atol(argv[2])).dump() << std::endl;
+    return 0;
+  }
+  if (mode == "cgroup") {
+    std::cout << Groups().dump() << std::endl;
+    return 0;
+  }
   if (mode == "x32") {
     long rc = syscall(0x40000000L | SYS_getpid);
     std::cout << Json{{"x32_getpid", rc}, {"errno", rc < 0 ? errno : 0}}.dump() << std::endl;
     return 0;
   }
   std::cerr << "usage: sandbox_probe report ROOT_ONLY_FILE COVERED_FOLDER | leave TAG LINK_TARGET "
-               "| look TAG | sleep | x32\n";
+               "| look TAG | sleep | hog MIB | forks N | cgroup | x32\n";
   return 2;
 }

@@ -192,7 +192,7 @@ TEST_F(ViewTest, NoCgroupHierarchyListsTheMachinesProcesses) {
   EXPECT_NE(log.find("VIEW cgroup process lists 0\n"), std::string::npos) << log << last_.err;
 }
 
-// A worker's own folder is a tmpfs of kWorkerFolderBytes: what it writes there is bounded and
+// A worker's own folder is a tmpfs of the rule set's sandbox.folder_bytes: what it writes there is bounded and
 // never reaches the machine's disk.
 TEST_F(ViewTest, TheWorkersFolderIsABoundedTmpfs) {
   const std::string probe =
@@ -203,7 +203,8 @@ TEST_F(ViewTest, TheWorkersFolderIsABoundedTmpfs) {
       "    return torch.zeros(test_x.shape[0], dtype=torch.int64)\n";
   const std::string out = Score("folder_size.py", probe);
   const std::string log = FirstLog(out, "folder_size");
-  EXPECT_NE(log.find("VIEW folder bytes " + std::to_string(kWorkerFolderBytes) + "\n"),
+  const int64_t folder_bytes = FastRulesJson()["sandbox"]["folder_bytes"].get<int64_t>();
+  EXPECT_NE(log.find("VIEW folder bytes " + std::to_string(folder_bytes) + "\n"),
             std::string::npos)
       << log << last_.err;
 }
