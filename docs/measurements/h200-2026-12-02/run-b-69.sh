@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Device driver: build (hash checked: harness HASH, the control groups and the rule set
+# Device driver: build (hash checked: harness f7569527, the control groups and the rule set
 # mnist-a100/1.5.0), the bundled baseline on the H200, promotion and audit; then
 # scripts/bench-vs-seed --runs 1 (the ranked times under the groups against the seed's).
 set -uo pipefail
@@ -13,7 +13,7 @@ date -u +%FT%TZ; nvidia-smi --query-gpu=name,uuid,driver_version,power.limit --f
 hdr build
 timeout 200 scripts/gpu-build build 2>&1 | grep -E 'gpu-build: built|error|Error' | head -30
 [ -x build/ratchet-worker ] || exit 1
-grep -q HASH build/generated/contract/source_sha256_generated.h || { echo "not the expected source hash"; grep -o "[0-9a-f]\{64\}" build/generated/contract/source_sha256_generated.h; exit 1; }
+grep -q f7569527a7b344ec087e12591a93be0ee5b8d2fc51d9748f7e62232616301fbd build/generated/contract/source_sha256_generated.h || { echo "not the expected source hash"; grep -o "[0-9a-f]\{64\}" build/generated/contract/source_sha256_generated.h; exit 1; }
 PY=/opt/torch/.venv/bin/python3; D=$(pwd)/.gpu-deps/data
 RUN=/tmp/ev/run-h200-$(date -u +%Y%m%dT%H%M%SZ)
 hdr "ratchet run --baseline baselines/records.json"
