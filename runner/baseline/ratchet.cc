@@ -161,6 +161,16 @@ RatchetResult RatchetErrors(const Baseline& baseline, const RatchetInputs& input
   }
   if (!result.errors.empty()) {
     result.contract_changed = true;
+    if (baseline.locked.is_object() && baseline.locked.contains("harness") &&
+        !baseline.locked.contains("scorer")) {
+      // A baseline reviewed before ratchet-scorer: its lock named every file of ratchet.
+      result.notes.push_back(
+          "the baseline locks the whole of ratchet (locked.harness, contract 1); this ratchet "
+          "locks its scorer alone (locked.scorer, contract 2): move the baseline once, as "
+          "docs/baseline.md (\"Moving a baseline to contract 2\") says: score it with --out, "
+          "check with `ratchet compare` that every outcome is the same, then `ratchet promote "
+          "--all-changed`");
+    }
     result.notes.push_back(
         "the contract changed, so no outcome was compared with the baseline: review the change "
         "with `ratchet compare` against the baseline's evidence, then promote every record");

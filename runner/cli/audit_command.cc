@@ -3,9 +3,9 @@
 #include <ostream>
 
 #include "audit/audit.h"
-#include "cli/args.h"
+#include "core/args.h"
 #include "cli/commands.h"
-#include "cli/exit_codes.h"
+#include "core/exit_codes.h"
 
 namespace ratchet {
 

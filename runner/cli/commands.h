@@ -47,8 +47,6 @@ extern const char kTelemetryUsage[];
 // Real entry point: `ratchet [--help | --version | COMMAND ...]`.
 int RealMain(const std::vector<std::string>& argv, std::ostream& out, std::ostream& err);
 
-// "ratchet NAME: error: MESSAGE" on `err`, and the exit code the Status maps to.
-int ReportError(std::ostream& err, const char* command, const class Status& status);
 
 }  // namespace ratchet
 

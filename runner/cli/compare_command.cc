@@ -8,9 +8,9 @@
 #include <ostream>
 #include <string>
 
-#include "cli/args.h"
+#include "core/args.h"
 #include "cli/commands.h"
-#include "cli/exit_codes.h"
+#include "core/exit_codes.h"
 #include "compare/compare.h"
 #include "compare/render.h"
 #include "evidence/reader.h"

@@ -1,9 +1,9 @@
 // `ratchet datasets`: which datasets this machine has, where, and their hashes.
 #include <ostream>
 
-#include "cli/args.h"
+#include "core/args.h"
 #include "cli/commands.h"
-#include "cli/exit_codes.h"
+#include "core/exit_codes.h"
 #include "core/canonical_json.h"
 #include "core/status.h"
 #include "data/locate.h"

@@ -7,9 +7,9 @@
 #include <ostream>
 #include <utility>
 
-#include "cli/args.h"
+#include "core/args.h"
 #include "cli/commands.h"
-#include "cli/exit_codes.h"
+#include "core/exit_codes.h"
 #include "cli/interrupt.h"
 #include "core/file.h"
 #include "core/fresh_directory.h"

@@ -5,7 +5,7 @@
 #include <vector>
 
 #include "cli/commands.h"
-#include "cli/escaping_stream.h"
+#include "core/escaping_stream.h"
 
 int main(int argc, char** argv) {
   std::vector<std::string> args(argv + 1, argv + argc);

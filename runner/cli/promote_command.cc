@@ -10,9 +10,9 @@
 
 #include "baseline/baseline.h"
 #include "baseline/ratchet.h"
-#include "cli/args.h"
+#include "core/args.h"
 #include "cli/commands.h"
-#include "cli/exit_codes.h"
+#include "core/exit_codes.h"
 #include "core/file.h"
 #include "core/fresh_directory.h"
 #include "core/sha256.h"

@@ -11,10 +11,11 @@
 
 #include "baseline/baseline.h"
 #include "baseline/ratchet.h"
-#include "cli/args.h"
+#include "core/args.h"
 #include "cli/commands.h"
-#include "cli/exit_codes.h"
-#include "cli/session.h"
+#include "core/exit_codes.h"
+#include "cli/score_args.h"
+#include "cli/scorer_client.h"
 #include "core/file.h"
 #include "core/sha256.h"
 #include "evidence/layout.h"
@@ -189,14 +190,14 @@ int Run(CommandContext& context) {
   CommandContext progress{context.argv, json ? context.err : context.out, context.err};
   SessionOptions options = SessionOptionsFromArgs(*args, "run");
   options.needs_python = needs_python;
-  Result<std::unique_ptr<ScoringSession>> begun = ScoringSession::Begin(options, progress);
+  Result<std::unique_ptr<ScorerClient>> begun = ScorerClient::Begin(options, progress);
   if (!begun.ok()) return fail(begun.status());
-  ScoringSession& session = **begun;
+  ScorerClient& session = **begun;
   const std::string kind = session.device_kind();
   const bool gpu = kind != "cpu";
 
   RatchetInputs inputs;
-  inputs.rule_set = session.rules().document;
+  inputs.rule_set = session.rule_set();
   inputs.require_lane = args->Has("require-lane");
   Json report_records = Json::object();
   std::vector<std::string> notes;
@@ -316,7 +317,7 @@ int Run(CommandContext& context) {
                   {"notes", ratchet.notes},
                   {"lane_reviewed", ratchet.lane_reviewed},
                   {"contract_changed", ratchet.contract_changed},
-                  {"rule_set", session.rules().document}}}};
+                  {"rule_set", session.rule_set()}}}};
   Status completed = session.Complete(
       report_records, extra, exit_code,
       ratchet.errors.empty()

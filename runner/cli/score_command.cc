@@ -4,10 +4,11 @@
 #include <memory>
 #include <string>
 
-#include "cli/args.h"
+#include "core/args.h"
 #include "cli/commands.h"
-#include "cli/exit_codes.h"
-#include "cli/session.h"
+#include "core/exit_codes.h"
+#include "cli/score_args.h"
+#include "cli/scorer_client.h"
 #include "rules/pyformat.h"
 #include "rules/rule_set.h"
 
@@ -95,7 +96,7 @@ int Run(CommandContext& context) {
 
   SessionOptions options = SessionOptionsFromArgs(*args, "score");
   options.needs_python = !IsNativeSpec(record.spec);
-  Result<std::unique_ptr<ScoringSession>> session = ScoringSession::Begin(options, context);
+  Result<std::unique_ptr<ScorerClient>> session = ScorerClient::Begin(options, context);
   if (!session.ok()) return fail(session.status());
 
   Result<RecordResult> result = (*session)->Score(record, static_cast<int>(*runs));

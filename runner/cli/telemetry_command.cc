@@ -10,10 +10,10 @@
 #include <string>
 #include <vector>
 
-#include "cli/args.h"
+#include "core/args.h"
 #include "cli/commands.h"
-#include "cli/exit_codes.h"
-#include "cli/session.h"
+#include "core/exit_codes.h"
+#include "cli/score_args.h"
 #include "core/file.h"
 #include "core/fresh_directory.h"
 #include "energy/board.h"

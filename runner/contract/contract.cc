@@ -61,7 +61,8 @@ void Diff(const Json& a, const Json& b, const std::string& path,
 
 }  // namespace
 
-Result<Json> BuildContract(const LockedInputs& locked, const MachineFacts& machine) {
+Result<Json> BuildContract(const LockedInputs& locked, const MachineFacts& machine,
+                           const std::optional<ToolIdentity>& tool) {
   Json datasets = Json::object();
   for (const DatasetLock& dataset : locked.datasets) {
     if (datasets.contains(dataset.name)) {
@@ -77,10 +78,10 @@ Result<Json> BuildContract(const LockedInputs& locked, const MachineFacts& machi
   Json contract = {
       {"schema", kContractSchema},
       {"locked",
-       {{"harness",
-         {{"name", kHarnessName},
-          {"version", locked.harness_version},
-          {"source_sha256", locked.harness_source_sha256}}},
+       {{"scorer",
+         {{"name", kScorerName},
+          {"version", locked.scorer_version},
+          {"source_sha256", locked.scorer_source_sha256}}},
         {"rules", {{"id", locked.rules_id}, {"sha256", locked.rules_sha256}}},
         {"workers", workers},
         {"datasets", datasets},
@@ -88,7 +89,7 @@ Result<Json> BuildContract(const LockedInputs& locked, const MachineFacts& machi
          {{"policy_sha256", locked.sandbox_policy_sha256}, {"uid", locked.sandbox_uid}}}}},
       {"lane",
        {{"binaries",
-         {{"ratchet", machine.binary_sha256},
+         {{"ratchet-scorer", machine.binary_sha256},
           {"ratchet-worker", NullIfEmpty(machine.worker_binary_sha256)}}},
         {"toolchain",
          {{"cxx", machine.cxx},
@@ -101,7 +102,12 @@ Result<Json> BuildContract(const LockedInputs& locked, const MachineFacts& machi
           {"libraries", machine.libraries}}},
         {"device", DeviceJson(machine.device)}}},
       {"observed",
-       {{"processor", machine.processor}, {"sandbox", machine.sandbox_full ? "full" : "partial"}}}};
+       {{"processor", machine.processor},
+        {"sandbox", machine.sandbox_full ? "full" : "partial"},
+        {"tool", tool ? Json{{"name", "ratchet"},
+                             {"version", tool->version},
+                             {"source_sha256", tool->source_sha256}}
+                      : Json(nullptr)}}}};
   Json& observed = contract["observed"];
   if (machine.device.uuid) observed["device_uuid"] = *machine.device.uuid;
   if (!machine.device.note.empty()) observed["device_note"] = machine.device.note;

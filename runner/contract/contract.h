@@ -1,6 +1,7 @@
-// The run contract (docs/contract.md): what a run is bound to. `locked` must equal the
-// baseline's before any outcome is compared; `lane` is the machine side, whose id groups the
-// runs whose timings may be compared; `observed` is recorded for the evidence, never compared.
+// The run contract (docs/contract.md): what a run is bound to. `locked` (the scorer and what it
+// reads) must equal the baseline's before any outcome is compared; `lane` is the machine side,
+// whose id groups the runs whose timings may be compared; `observed` is recorded for the
+// evidence (the tool that asked for the run among it), never compared.
 #ifndef RATCHET_CONTRACT_CONTRACT_H_
 #define RATCHET_CONTRACT_CONTRACT_H_
 
@@ -16,8 +17,9 @@
 
 namespace ratchet {
 
-inline constexpr char kContractSchema[] = "ratchet.contract/1";
-inline constexpr char kHarnessName[] = "ratchet";
+inline constexpr char kContractSchema[] = "ratchet.contract/2";
+// The program `locked.scorer` names: the one that decides outcomes.
+inline constexpr char kScorerName[] = "ratchet-scorer";
 // The lane id is this many hex characters of the lane's canonical sha256.
 inline constexpr size_t kLaneIdLength = 16;
 
@@ -31,8 +33,8 @@ struct DatasetLock {
 
 // Everything under `locked`, as plain values.
 struct LockedInputs {
-  std::string harness_version;
-  std::string harness_source_sha256;
+  std::string scorer_version;
+  std::string scorer_source_sha256;  // ScorerSourceSha256(): the scorer's sources alone
   std::string rules_id;
   std::string rules_sha256;
   std::vector<DatasetLock> datasets;  // each by its name; an absent one is locked as null
@@ -43,9 +45,18 @@ struct LockedInputs {
   uint32_t sandbox_uid = 0;           // the uid a worker runs as under the full sandbox: 65534
 };
 
-// The contract of `locked` inputs on the machine `machine` describes. Pure. An error when a
-// value has no canonical JSON form (a string that is not UTF-8) or a dataset comes twice.
-Result<Json> BuildContract(const LockedInputs& locked, const MachineFacts& machine);
+// The tool (`ratchet`) that asked the scorer for a run: recorded in `observed.tool`, never
+// compared, since nothing of the tool can move an outcome.
+struct ToolIdentity {
+  std::string version;
+  std::string source_sha256;
+};
+
+// The contract of `locked` inputs on the machine `machine` describes, asked for by `tool` (none:
+// `observed.tool` is null). Pure. An error when a value has no canonical JSON form (a string that
+// is not UTF-8) or a dataset comes twice.
+Result<Json> BuildContract(const LockedInputs& locked, const MachineFacts& machine,
+                           const std::optional<ToolIdentity>& tool = std::nullopt);
 
 // The id of a lane object: the first kLaneIdLength hex characters of the sha256 of its
 // canonical JSON, its own "id" member left out.

@@ -42,7 +42,7 @@ struct DeviceFacts {
 };
 
 struct MachineFacts {
-  std::string binary_sha256;  // the running executable's bytes
+  std::string binary_sha256;  // the running executable's bytes: ratchet-scorer's
   // build/ratchet-worker's bytes (workers.h: NativeWorkerPath); nullopt when it is not built.
   std::optional<std::string> worker_binary_sha256;
   std::string cxx;  // the compiler that built it: "g++ 12.2.0"

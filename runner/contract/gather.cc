@@ -60,8 +60,8 @@ Result<ContractInputs> GatherContractInputs(const ContractOptions& options) {
 
   ContractInputs inputs;
   LockedInputs& locked = inputs.locked;
-  locked.harness_version = kRatchetVersion;
-  locked.harness_source_sha256 = HarnessSourceSha256();
+  locked.scorer_version = kRatchetVersion;
+  locked.scorer_source_sha256 = ScorerSourceSha256();
   locked.rules_id = rules->id;
   locked.rules_sha256 = rules->sha256;
   for (const LocatedDataset& dataset : located) {
@@ -80,6 +80,7 @@ Result<ContractInputs> GatherContractInputs(const ContractOptions& options) {
   if (!machine.ok()) return machine.status();
   inputs.machine = std::move(*machine);
   inputs.machine.python = options.python;
+  inputs.tool = options.tool;
   if (options.read_cuda_properties) AddCudaProperties(&inputs.machine);
   return inputs;
 }
@@ -114,7 +115,7 @@ void AddCudaPropertiesFromHello(const Json& hello, MachineFacts* machine) {
 Result<Json> GatherContract(const ContractOptions& options) {
   Result<ContractInputs> inputs = GatherContractInputs(options);
   if (!inputs.ok()) return inputs.status();
-  return BuildContract(inputs->locked, inputs->machine);
+  return BuildContract(inputs->locked, inputs->machine, options.tool);
 }
 
 }  // namespace ratchet

@@ -30,6 +30,8 @@ struct ContractOptions {
   // false: the device's L2 size and SM count are left for the caller (a scoring session takes
   // them from its first worker's hello, which reads them anyway; see AddCudaProperties).
   bool read_cuda_properties = true;
+  // The tool that asked (`ratchet`, through the scorer's request): observed, never compared.
+  std::optional<ToolIdentity> tool;
 };
 
 // What BuildContract is given, before it is given it: a caller that learns a fact late (the
@@ -37,6 +39,7 @@ struct ContractOptions {
 struct ContractInputs {
   LockedInputs locked;
   MachineFacts machine;
+  std::optional<ToolIdentity> tool;
 };
 Result<ContractInputs> GatherContractInputs(const ContractOptions& options);
 

@@ -4,7 +4,7 @@
 
 namespace ratchet {
 
-const char* HarnessSourceSha256() { return RATCHET_SOURCE_SHA256; }
-int HarnessSourceFileCount() { return RATCHET_SOURCE_FILE_COUNT; }
+const char* ScorerSourceSha256() { return RATCHET_SOURCE_SHA256; }
+int ScorerSourceFileCount() { return RATCHET_SOURCE_FILE_COUNT; }
 
 }  // namespace ratchet

@@ -34,6 +34,10 @@ class Status {
   static Status Internal(std::string message) {
     return Status(Code::kInternal, std::move(message));
   }
+  // A status of any code, as it crossed a process boundary (scorer/request.h).
+  static Status FromCode(Code code, std::string message) {
+    return Status(code, std::move(message));
+  }
 
   bool ok() const { return code_ == Code::kOk; }
   Code code() const { return code_; }

@@ -1,7 +1,7 @@
 // What ratchet prints reaches a terminal with every control character but newline and tab
 // escaped as text: unit cases of EscapingStream, and a submission whose error message carries
 // terminal escape sequences, scored by the binary.
-#include "cli/escaping_stream.h"
+#include "core/escaping_stream.h"
 
 #include <gtest/gtest.h>
 

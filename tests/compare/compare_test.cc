@@ -181,7 +181,7 @@ TEST_F(CompareTest, AnotherLaneIsNamedAndItsTimingsAreNotCompared) {
   Comparison comparison = CompareDirs(a_, b_);
   EXPECT_TRUE(comparison.locked.empty());
   EXPECT_EQ(Paths(comparison.lane),
-            (std::vector<std::string>{"lane.binaries.ratchet", "lane.device.driver", "lane.id",
+            (std::vector<std::string>{"lane.binaries.ratchet-scorer", "lane.device.driver", "lane.id",
                                       "lane.toolchain.libtorch"}));
   EXPECT_EQ(comparison.lane[3].a, Json("2.5.1"));
   EXPECT_EQ(comparison.lane[3].b, Json("2.6.0"));
@@ -311,12 +311,12 @@ TEST(DiffContractPart, GivesBothValuesAndAgreesWithDiffLocked) {
   Json a = TestContract(TestLocked(), CudaMachine());
   Json b = a;
   b["locked"]["workers"].erase("worker.py");
-  b["locked"]["harness"]["version"] = "0.2.0";
+  b["locked"]["scorer"]["version"] = "0.2.0";
   b["lane"]["toolchain"]["libraries"]["libz.so.1"] = std::string(64, 'f');
   std::vector<ContractDifference> locked = DiffContractPart(a, b, "locked");
   EXPECT_EQ(Paths(locked), DiffLocked(a, b));
   ASSERT_EQ(Paths(locked),
-            (std::vector<std::string>{"locked.harness.version", "locked.workers.worker.py"}));
+            (std::vector<std::string>{"locked.scorer.version", "locked.workers.worker.py"}));
   EXPECT_EQ(locked[0].a, Json("0.1.0"));
   EXPECT_EQ(locked[0].b, Json("0.2.0"));
   EXPECT_EQ(locked[1].a, Json(std::string(64, '5')));

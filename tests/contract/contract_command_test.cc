@@ -95,12 +95,18 @@ bool IsHex(const Json& value, size_t length) {
 
 TEST_F(ContractCommand, JsonHasTheDocumentedShape) {
   Json contract = ContractJson();
-  EXPECT_EQ(contract["schema"], "ratchet.contract/1");
-  const Json& harness = contract["locked"]["harness"];
-  EXPECT_EQ(harness["name"], "ratchet");
-  EXPECT_EQ(harness["version"], kRatchetVersion);
-  EXPECT_TRUE(IsHex(harness["source_sha256"], 64)) << harness;
-  EXPECT_EQ(harness["source_sha256"], HarnessSourceSha256());
+  EXPECT_EQ(contract["schema"], "ratchet.contract/2");
+  const Json& scorer = contract["locked"]["scorer"];
+  EXPECT_EQ(scorer["name"], "ratchet-scorer");
+  EXPECT_EQ(scorer["version"], kRatchetVersion);
+  EXPECT_TRUE(IsHex(scorer["source_sha256"], 64)) << scorer;
+  EXPECT_EQ(scorer["source_sha256"], ScorerSourceSha256());
+  // The tool that asked is observed, with a hash of its own sources, never locked.
+  const Json& tool = contract["observed"]["tool"];
+  EXPECT_EQ(tool["name"], "ratchet");
+  EXPECT_EQ(tool["version"], kRatchetVersion);
+  EXPECT_TRUE(IsHex(tool["source_sha256"], 64)) << tool;
+  EXPECT_NE(tool["source_sha256"], scorer["source_sha256"]);
   // The default rule set: ratchet's own, the newest compiled in.
   EXPECT_EQ(contract["locked"]["rules"]["id"], "mnist-a100/1.5.0");
   EXPECT_EQ(contract["locked"]["rules"]["sha256"], LoadRuleSet(std::nullopt)->sha256);
@@ -131,7 +137,9 @@ TEST_F(ContractCommand, JsonHasTheDocumentedShape) {
   Result<std::string> id = LaneId(lane);
   ASSERT_TRUE(id.ok());
   EXPECT_EQ(lane["id"], *id);
-  EXPECT_EQ(lane["binaries"]["ratchet"], *Sha256File(binary_));
+  // The scorer's binary, not the tool's: a rebuilt tool is the same lane.
+  EXPECT_EQ(lane["binaries"]["ratchet-scorer"], *Sha256File(DirName(binary_) + "/ratchet-scorer"));
+  EXPECT_FALSE(lane["binaries"].contains("ratchet")) << lane["binaries"];
   // The native worker and the libtorch it was built with, read beside the binary.
   const std::string worker = DirName(binary_) + "/ratchet-worker";
   EXPECT_EQ(lane["binaries"]["ratchet-worker"],
@@ -194,14 +202,17 @@ TEST(ContractWorkers, TheWorkerFilesOfRatchetWorkerDirAreLockedByContent) {
 }
 
 TEST(ContractWorkers, TheNativeWorkerAndItsToolchainAreReadBesideTheBinary) {
-  // A copy of ratchet in DIR/bin, with nothing beside it yet.
+  // A copy of ratchet and its scorer in DIR/bin, with nothing else beside them yet.
   TempDir dir;
   ASSERT_EQ(mkdir((dir / "bin").c_str(), 0755), 0);
-  Result<std::string> bytes = ReadFile(RatchetBinary());
-  ASSERT_TRUE(bytes.ok()) << bytes.status().ToString();
+  for (const char* program : {"ratchet", "ratchet-scorer"}) {
+    Result<std::string> bytes = ReadFile(DirName(RatchetBinary()) + "/" + program);
+    ASSERT_TRUE(bytes.ok()) << bytes.status().ToString();
+    const std::string copy = dir / (std::string("bin/") + program);
+    ASSERT_TRUE(WriteFileAtomic(copy, *bytes).ok());
+    ASSERT_EQ(chmod(copy.c_str(), 0755), 0);
+  }
   const std::string copy = dir / "bin/ratchet";
-  ASSERT_TRUE(WriteFileAtomic(copy, *bytes).ok());
-  ASSERT_EQ(chmod(copy.c_str(), 0755), 0);
   ScopedEnv binary("RATCHET_BINARY", copy.c_str());
   ScopedEnv no_worker_dir("RATCHET_WORKER_DIR", nullptr);
 
@@ -308,8 +319,8 @@ TEST_F(ContractCommand, ListingNamesEachPart) {
   CommandRun run = Contract({});
   ASSERT_EQ(run.exit_code, 0) << run.err;
   for (const std::string& expected :
-       {std::string("harness"), std::string("mnist-a100/1.5.0"),
-        contract["locked"]["harness"]["source_sha256"].get<std::string>(), std::string("kmnist"),
+       {std::string("scorer        ratchet-scorer"), std::string("mnist-a100/1.5.0"),
+        contract["locked"]["scorer"]["source_sha256"].get<std::string>(), std::string("kmnist"),
         std::string("sandbox"), std::string("worker.py"), std::string("check_source.py"),
         "policy      sha256 " + contract["locked"]["sandbox"]["policy_sha256"].get<std::string>(),
         "lane " + contract["lane"]["id"].get<std::string>(), std::string("ratchet-worker"),

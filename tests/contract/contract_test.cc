@@ -30,6 +30,22 @@ TEST(ContractBuilder, MatchesThePinnedFile) {
   EXPECT_EQ(Build(TestLocked(), CudaMachine()).dump(2) + "\n", *pinned);
 }
 
+// The tool that asked is recorded in observed, and moves neither locked nor the lane: a new
+// ratchet (compare, audit, promote, the commands) re-opens no record.
+TEST(ContractBuilder, TheToolIsObservedAndMovesNeitherLockedNorTheLane) {
+  Result<Json> with_tool =
+      BuildContract(TestLocked(), CudaMachine(), ToolIdentity{"0.1.0", std::string(64, '5')});
+  Result<Json> other_tool =
+      BuildContract(TestLocked(), CudaMachine(), ToolIdentity{"0.2.0", std::string(64, '6')});
+  ASSERT_TRUE(with_tool.ok() && other_tool.ok());
+  EXPECT_EQ((*with_tool)["observed"]["tool"],
+            Json({{"name", "ratchet"}, {"version", "0.1.0"}, {"source_sha256", std::string(64, '5')}}));
+  EXPECT_EQ((*with_tool)["locked"].dump(), (*other_tool)["locked"].dump());
+  EXPECT_EQ((*with_tool)["lane"].dump(), (*other_tool)["lane"].dump());
+  EXPECT_EQ((*with_tool)["lane"].dump(), Build(TestLocked(), CudaMachine())["lane"].dump());
+  EXPECT_TRUE(Build(TestLocked(), CudaMachine())["observed"]["tool"].is_null());
+}
+
 TEST(ContractBuilder, LaneIdIsTheCanonicalHashOfTheLaneWithoutItsId) {
   Json contract = Build(TestLocked(), CudaMachine());
   Json lane = contract["lane"];
@@ -117,7 +133,7 @@ TEST(ContractBuilder, WhatThisMachineLacksIsNull) {
   EXPECT_EQ(contract["locked"]["workers"],
             Json({{"check_source.py", nullptr}, {"worker.py", std::string(64, '5')}}));
   EXPECT_EQ(contract["lane"]["binaries"],
-            Json({{"ratchet", std::string(64, 'c')}, {"ratchet-worker", nullptr}}));
+            Json({{"ratchet-scorer", std::string(64, 'c')}, {"ratchet-worker", nullptr}}));
   const Json& toolchain = contract["lane"]["toolchain"];
   for (const char* field : {"libtorch", "python", "python_torch"}) {
     ASSERT_TRUE(toolchain.contains(field)) << field;
@@ -177,13 +193,13 @@ TEST(ContractDiff, EqualContractsHaveNoDifference) {
 TEST(ContractDiff, NamesEveryChangedLeafAndNothingElse) {
   LockedInputs changed = TestLocked();
   changed.rules_sha256 = std::string(64, '9');
-  changed.harness_version = "0.2.0";
+  changed.scorer_version = "0.2.0";
   changed.datasets[0].labels_sha256 = std::string(64, '7');
   Json a = Build(TestLocked(), CudaMachine());
   Json b = Build(changed, CudaMachine());
   EXPECT_EQ(DiffLocked(a, b),
             (std::vector<std::string>{"locked.datasets.mnist.labels_sha256",
-                                      "locked.harness.version", "locked.rules.sha256"}));
+                                      "locked.rules.sha256", "locked.scorer.version"}));
 }
 
 TEST(ContractDiff, NamesTheWorkerFilesAndTheSandboxPolicy) {
@@ -209,9 +225,9 @@ TEST(ContractDiff, NamesAddedAndRemovedKeys) {
   Json a = Build(TestLocked(), CudaMachine());
   Json b = a;
   b["locked"]["workers"].erase("worker.py");
-  b["locked"]["harness"].erase("name");
+  b["locked"]["scorer"].erase("name");
   EXPECT_EQ(DiffLocked(a, b),
-            (std::vector<std::string>{"locked.harness.name", "locked.workers.worker.py"}));
+            (std::vector<std::string>{"locked.scorer.name", "locked.workers.worker.py"}));
   EXPECT_EQ(DiffLocked(b, a), DiffLocked(a, b));
 }
 

@@ -1,14 +1,18 @@
-// The compiled-in source hash equals a recomputation over the checkout by the framing
-// docs/contract.md documents, done here in C++ and by the documented shell command.
+// The compiled-in source hash of the scorer equals a recomputation over the checkout by the
+// framing docs/contract.md documents, done here in C++ and by the documented shell command; and on
+// a copy of the tree, an edit of a tool's file leaves the scorer's hash as it was while an edit
+// of a scorer's file changes it.
 #include "contract/source_sha256.h"
 
 #include <gtest/gtest.h>
 #include <stdio.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 
+#include "core/file.h"
 #include "core/sha256.h"
 #include "source_dir.h"
 
@@ -17,8 +21,16 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// Paths relative to the root: the top-level CMakeLists.txt and every file under runner/,
-// leaving out any path with a component that starts with "." or is "__pycache__".
+// The tool's folders: every other file under runner/ is the scorer's.
+bool OfTheTool(const std::string& path) {
+  for (const char* folder : {"runner/audit/", "runner/baseline/", "runner/cli/", "runner/compare/"}) {
+    if (path.rfind(folder, 0) == 0) return true;
+  }
+  return false;
+}
+
+// Paths relative to the root: the top-level CMakeLists.txt and every file under runner/ but the
+// tool's, leaving out any path with a component that starts with "." or is "__pycache__".
 std::vector<std::string> HashedFiles(const fs::path& root) {
   std::vector<std::string> files = {"CMakeLists.txt"};
   for (auto it = fs::recursive_directory_iterator(root / "runner");
@@ -29,14 +41,15 @@ std::vector<std::string> HashedFiles(const fs::path& root) {
       continue;
     }
     if (it->is_directory()) continue;
-    files.push_back(fs::relative(it->path(), root).string());
+    const std::string path = fs::relative(it->path(), root).string();
+    if (!OfTheTool(path)) files.push_back(path);
   }
   std::sort(files.begin(), files.end());
   return files;
 }
 
 TEST(ContractSourceHash, IsSixtyFourLowercaseHex) {
-  const std::string digest = HarnessSourceSha256();
+  const std::string digest = ScorerSourceSha256();
   EXPECT_EQ(digest.size(), 64u);
   EXPECT_EQ(digest.find_first_not_of("0123456789abcdef"), std::string::npos) << digest;
 }
@@ -50,8 +63,8 @@ TEST(ContractSourceHash, MatchesTheCheckoutByTheDocumentedFraming) {
     ASSERT_TRUE(digest.ok()) << digest.status().ToString();
     lines += *digest + "  " + path + "\n";
   }
-  EXPECT_EQ(static_cast<int>(files.size()), HarnessSourceFileCount());
-  EXPECT_EQ(Sha256Hex(lines), HarnessSourceSha256())
+  EXPECT_EQ(static_cast<int>(files.size()), ScorerSourceFileCount());
+  EXPECT_EQ(Sha256Hex(lines), ScorerSourceSha256())
       << "the checkout differs from the sources this test was built from; rebuild";
 }
 
@@ -61,14 +74,76 @@ TEST(ContractSourceHash, MatchesTheShellCommandInTheDocs) {
   const std::string command =
       "cd '" + TestSourceDir() +
       "' && find CMakeLists.txt runner -name '.*' -prune -o -name __pycache__ -prune -o "
-      "-type f -print | LC_ALL=C sort | xargs -d '\\n' sha256sum | sha256sum";
+      "-type f -print | grep -Ev '^runner/(audit|baseline|cli|compare)/' "
+      "| LC_ALL=C sort | xargs -d '\\n' sha256sum | sha256sum";
   FILE* pipe = popen(command.c_str(), "r");
   ASSERT_NE(pipe, nullptr);
   char buffer[128] = {};
   std::string output;
   while (fgets(buffer, sizeof buffer, pipe) != nullptr) output += buffer;
   ASSERT_EQ(pclose(pipe), 0) << output;
-  EXPECT_EQ(output.substr(0, 64), HarnessSourceSha256());
+  EXPECT_EQ(output.substr(0, 64), ScorerSourceSha256());
+}
+
+// The hash source_sha256.cmake writes for `part` of the tree at `root`, as the build computes it.
+std::string BuildHash(const fs::path& root, const std::string& part) {
+  const fs::path header = root / ("hash-" + part + ".h");
+  const std::string command = "cmake -DROOT='" + root.string() + "' -DPART=" + part +
+                              " -DPREFIX=H -DOUTPUT='" + header.string() + "' -P '" +
+                              (root / "runner/contract/source_sha256.cmake").string() + "'";
+  if (std::system(command.c_str()) != 0) return "cmake failed: " + command;
+  Result<std::string> text = ReadFile(header.string());
+  if (!text.ok()) return text.status().ToString();
+  const size_t at = text->find("#define H_SHA256 \"");
+  return at == std::string::npos ? *text : text->substr(at + 18, 64);
+}
+
+void Append(const fs::path& file, const std::string& text) {
+  Result<std::string> old = ReadFile(file.string());
+  ASSERT_TRUE(old.ok()) << old.status().ToString();
+  ASSERT_TRUE(WriteFileAtomic(file.string(), *old + text).ok());
+}
+
+// What issue-level promise the split keeps: a change to the tool does not re-open any record.
+TEST(ContractSourceHash, AToolEditLeavesTheScorerHashAndAScorerEditChangesIt) {
+  if (std::system("command -v cmake >/dev/null 2>&1") != 0) GTEST_SKIP() << "no cmake";
+  const fs::path root = fs::temp_directory_path() / ("ratchet-hash-" + std::to_string(getpid()));
+  fs::remove_all(root);
+  fs::create_directories(root);
+  fs::copy(fs::path(TestSourceDir()) / "CMakeLists.txt", root / "CMakeLists.txt");
+  fs::copy(fs::path(TestSourceDir()) / "runner", root / "runner", fs::copy_options::recursive);
+  fs::remove_all(root / "runner/worker/__pycache__");
+
+  const std::string scorer = BuildHash(root, "scorer");
+  const std::string tool = BuildHash(root, "tool");
+  EXPECT_EQ(scorer, ScorerSourceSha256()) << "the copy hashes as the checkout";
+
+  // A comment in compare (the tool): the scorer's hash stays, the tool's moves.
+  Append(root / "runner/compare/compare.cc", "// a reworded comment\n");
+  EXPECT_EQ(BuildHash(root, "scorer"), scorer);
+  EXPECT_NE(BuildHash(root, "tool"), tool);
+  // The same in audit, baseline and the commands.
+  Append(root / "runner/audit/audit.cc", "// another\n");
+  Append(root / "runner/baseline/baseline.cc", "// another\n");
+  Append(root / "runner/cli/promote_command.cc", "// another\n");
+  EXPECT_EQ(BuildHash(root, "scorer"), scorer);
+
+  // A file of the scorer, each of the kinds that decide outcomes: the hash moves every time.
+  std::string last = scorer;
+  for (const char* file : {"runner/rules/judge.cc", "runner/rules/mnist-a100-1.5.0.json",
+                           "runner/sandbox/policy.cc", "runner/worker/worker.py",
+                           "runner/scorer/run.cc", "runner/session/serve.cc",
+                           "runner/CMakeLists.txt"}) {
+    Append(root / file, "\n");  // one byte more: as small as a change can be
+    const std::string now = BuildHash(root, "scorer");
+    EXPECT_NE(now, last) << file;
+    last = now;
+  }
+  // A folder nobody has named yet is the scorer's: locked by default.
+  fs::create_directories(root / "runner/newpart");
+  ASSERT_TRUE(WriteFileAtomic((root / "runner/newpart/x.cc").string(), "int x;\n").ok());
+  EXPECT_NE(BuildHash(root, "scorer"), last);
+  fs::remove_all(root);
 }
 
 }  // namespace

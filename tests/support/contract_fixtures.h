@@ -12,8 +12,8 @@ namespace ratchet {
 
 inline LockedInputs TestLocked() {
   LockedInputs locked;
-  locked.harness_version = "0.1.0";
-  locked.harness_source_sha256 = std::string(64, 'a');
+  locked.scorer_version = "0.1.0";
+  locked.scorer_source_sha256 = std::string(64, 'a');
   locked.rules_id = "mnist-a100/1.2.0";
   locked.rules_sha256 = std::string(64, 'b');
   locked.datasets = {{"mnist", true, std::string(64, '1'), std::string(64, '2')},

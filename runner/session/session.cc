@@ -1,4 +1,4 @@
-#include "cli/session.h"
+#include "session/session.h"
 
 #include <signal.h>
 #include <sys/random.h>
@@ -11,9 +11,9 @@
 #include <ctime>
 #include <set>
 
-#include "cli/exit_codes.h"
 #include "contract/contract.h"
-#include "cli/escaping_stream.h"
+#include "core/escaping_stream.h"
+#include "core/exit_codes.h"
 #include "contract/python.h"
 #include "core/file.h"
 #include "core/sha256.h"
@@ -117,90 +117,8 @@ std::vector<std::string> OutermostFolders(std::vector<std::string> folders) {
 
 }  // namespace
 
-SessionOptions SessionOptionsFromArgs(const Args& args, const char* command) {
-  SessionOptions options;
-  options.command = command;
-  options.data_dir = args.Get("data");
-  options.python = args.Get("python");
-  options.rules_path = args.Get("rules");
-  options.out = args.Get("out");
-  options.out_prefix = command;
-  options.energy = !args.Has("no-energy");
-  return options;
-}
-
-Result<int64_t> ParseCount(const std::string& flag, const std::string& text, int64_t low,
-                           int64_t high) {
-  char* end = nullptr;
-  errno = 0;
-  long long value = std::strtoll(text.c_str(), &end, 10);
-  if (text.empty() || *end != '\0' || errno != 0 || value < low || value > high) {
-    return Status::Usage("--" + flag + " must be a whole number from " + std::to_string(low) +
-                         " to " + std::to_string(high) + ", not '" + text + "'");
-  }
-  return static_cast<int64_t>(value);
-}
-
-std::string RecordIdOf(const std::string& path) {
-  std::string stem = BaseName(path);
-  size_t dot = stem.rfind('.');
-  if (dot != std::string::npos && dot > 0) stem = stem.substr(0, dot);
-  std::string id;
-  for (char c : stem) {
-    bool plain = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-                 c == '-' || c == '_' || c == '.';
-    id += plain ? c : '_';
-  }
-  return id.empty() || id[0] == '.' ? "submission" + id : id;
-}
-
-bool IsNativeSpec(const std::string& spec) {
-  return spec.size() > 4 &&
-         (spec.rfind(".cpp") == spec.size() - 4 || spec.find(".cpp:") != std::string::npos);
-}
-
-std::string SpecFile(const std::string& spec) {
-  for (const char* suffix : {".py:", ".cpp:"}) {
-    size_t at = spec.rfind(suffix);
-    if (at != std::string::npos) return spec.substr(0, at + std::strlen(suffix) - 1);
-  }
-  return spec;
-}
-
-std::optional<double> RecordResult::ranked_ms() const {
-  if (!qualified || ranked.empty()) return std::nullopt;
-  return Median(ranked);
-}
-
-std::vector<std::string> RecordResult::broken() const {
-  std::set<std::string> rules;
-  for (const Problem& problem : problems) rules.insert(problem.rule);
-  return std::vector<std::string>(rules.begin(), rules.end());
-}
-
-Json RecordResult::EnergyJson() const {
-  // The column is measured once per record, on its first qualified run (as the seed measures it
-  // once per scoring); its figure is the record's.
-  const bool measured = qualified && !energy_mj.empty();
-  return {{"mj_per_call", measured ? Json(Median(energy_mj)) : Json()},
-          {"runs_measured", energy_mj.size()}};
-}
-
-Json RecordResult::ReportJson(int64_t band_bp) const {
-  std::optional<double> ranked_time = ranked_ms();
-  return {{"submission", file},
-          {"function", function},
-          {"sha256", source_sha256},
-          {"band_bp", band_bp},
-          {"outcome", {{"status", qualified ? "qualified" : "disqualified"}, {"broken", broken()}}},
-          {"ranked_ms", ranked_time ? Json(*ranked_time) : Json()},
-          {"energy", EnergyJson()},
-          {"review_flags", review_flags},
-          {"runs", runs}};
-}
-
-ScoringSession::ScoringSession(CommandContext& context, const SessionOptions& options)
-    : context_(context), options_(options) {}
+ScoringSession::ScoringSession(SessionOutput output, const SessionOptions& options)
+    : context_(output), options_(options) {}
 
 ScoringSession::~ScoringSession() {
   // Whatever path left early, the directory is finished: never left looking complete.
@@ -216,7 +134,7 @@ std::string ScoringSession::device_kind() const {
 }
 
 Result<std::unique_ptr<ScoringSession>> ScoringSession::Begin(const SessionOptions& options,
-                                                              CommandContext& context) {
+                                                              SessionOutput context) {
   std::unique_ptr<ScoringSession> session(new ScoringSession(context, options));
   Result<RuleSet> rules = LoadRuleSet(options.rules_path);
   if (!rules.ok()) return rules.status();
@@ -285,6 +203,9 @@ Result<std::unique_ptr<ScoringSession>> ScoringSession::Begin(const SessionOptio
   contract_options.python = python_facts;
   contract_options.located = *datasets;
   contract_options.read_cuda_properties = false;  // from the first worker's hello (WriteContract)
+  if (!options.tool_source_sha256.empty()) {
+    contract_options.tool = ToolIdentity{options.tool_version, options.tool_source_sha256};
+  }
   Result<ContractInputs> inputs = GatherContractInputs(contract_options);
   if (!inputs.ok()) return inputs.status();
   session->contract_inputs_ = std::move(*inputs);
@@ -339,7 +260,8 @@ Status ScoringSession::WriteContract(const Json* hello) {
   // What no hello told is asked of CUDA through the interpreter (seconds: torch is imported),
   // unless the run was interrupted, which should end at once: the lane then says null.
   if (!g_interrupted.load()) AddCudaProperties(&contract_inputs_->machine);
-  Result<Json> contract = BuildContract(contract_inputs_->locked, contract_inputs_->machine);
+  Result<Json> contract = BuildContract(contract_inputs_->locked, contract_inputs_->machine,
+                                        contract_inputs_->tool);
   if (!contract.ok()) return contract.status();
   RATCHET_RETURN_IF_ERROR(evidence_->WriteJson(kContractFile, *contract));
   contract_ = *contract;
@@ -526,7 +448,7 @@ Result<Json> ScoringSession::ScoreEnergy(const RecordSpec& record, int run,
 Status ScoringSession::Finish(const char* status, int exit_code, const std::string& message) {
   finished_ = true;
   Status written = WriteContract();
-  if (!written.ok()) ReportError(context_.err, options_.command, written);
+  if (!written.ok()) ReportError(context_.err, options_.command.c_str(), written);
   Status finished = evidence_->Finish(status, exit_code, message);
   if (!finished.ok()) {
     context_.err << "ratchet " << options_.command << ": error: could not finish the evidence in "
@@ -558,7 +480,7 @@ Status ScoringSession::Complete(const Json& records, const Json& extra, int exit
 }
 
 int ScoringSession::Fail(const Status& status) {
-  int code = ReportError(context_.err, options_.command, status);
+  int code = ReportError(context_.err, options_.command.c_str(), status);
   if (!Finish(kStatusFailed, code, status.message()).ok()) return kExitHarness;
   return code;
 }

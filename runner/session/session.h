@@ -1,20 +1,20 @@
-// A scoring session: what `ratchet score` and `ratchet run` share. It verifies the datasets,
-// holds the sandbox lock, gathers the contract, begins the evidence directory with the committed
-// run seed, scores records into it (every run of every record, each timed call in a fresh
-// sandboxed worker, a line per call on the way), and finishes the directory as complete, failed
-// or interrupted. The commands decide what to score and what a result means.
-#ifndef RATCHET_CLI_SESSION_H_
-#define RATCHET_CLI_SESSION_H_
+// A scoring session of ratchet-scorer, what `ratchet score` and `ratchet run` ask it for: it
+// verifies the datasets, holds the sandbox lock, gathers the contract, begins the evidence
+// directory with the committed run seed, scores records into it (every run of every record, each
+// timed call in a fresh sandboxed worker, a line per call on the way), and finishes the directory
+// as complete, failed or interrupted. The tool decides what to score and what a result means
+// (session/request.h).
+#ifndef RATCHET_SESSION_SESSION_H_
+#define RATCHET_SESSION_SESSION_H_
 
 #include <future>
 #include <memory>
 #include <optional>
+#include <ostream>
 #include <set>
 #include <string>
 #include <vector>
 
-#include "cli/args.h"
-#include "cli/commands.h"
 #include "contract/gather.h"
 #include "core/canonical_json.h"
 #include "core/status.h"
@@ -24,48 +24,14 @@
 #include "sandbox/lock.h"
 #include "scorer/prepare.h"
 #include "scorer/run.h"
+#include "session/request.h"
 
 namespace ratchet {
 
-struct SessionOptions {
-  const char* command = "score";  // for messages: "ratchet <command>: ..."
-  std::optional<std::string> data_dir, python, rules_path, out;
-  // The default evidence folder is evidence/<out_prefix>-<UTC time>-<seed commit prefix>.
-  std::string out_prefix = "score";
-  // Whether any submission is a Python file: then an interpreter with torch is required.
-  bool needs_python = false;
-  // Measure the energy column after each run that qualifies on a GPU (--no-energy: false).
-  bool energy = true;
-};
-
-// One record to score: `spec` is FILE[:function] as `ratchet score` takes it.
-struct RecordSpec {
-  std::string id;
-  std::string spec;
-  int64_t band_bp = 0;
-};
-
-// What the runs of one record came to.
-struct RecordResult {
-  std::string id;
-  bool qualified = false;  // every run qualified
-  bool interrupted = false;
-  std::optional<Status> harness_error;  // the harness could not finish a run
-  std::vector<Problem> problems;        // of every run that did not qualify
-  std::vector<double> ranked;           // of the runs that qualified
-  std::vector<double> energy_mj;        // the energy columns measured (mJ per call above idle)
-  std::string source_sha256;
-  std::string file;      // the submission's file name
-  std::string function;  // the function scored
-  std::vector<std::string> review_flags;
-  Json runs = Json::array();  // the report's per-run entries
-  // The report's "energy": the median of `energy_mj` (one column, measured once per record)
-  // when every run qualified and one has a figure, else null, and how many runs have one.
-  Json EnergyJson() const;
-  // Median of `ranked` when qualified.
-  std::optional<double> ranked_ms() const;
-  std::vector<std::string> broken() const;  // the rule ids of `problems`, sorted, each once
-  Json ReportJson(int64_t band_bp) const;
+// Where a session's lines for a person go: `out` the progress, `err` the errors and warnings.
+struct SessionOutput {
+  std::ostream& out;
+  std::ostream& err;
 };
 
 class ScoringSession {
@@ -73,7 +39,7 @@ class ScoringSession {
   // Everything before the first worker that can fail on bad input or a missing dataset fails
   // here, before any evidence folder exists.
   static Result<std::unique_ptr<ScoringSession>> Begin(const SessionOptions& options,
-                                                       CommandContext& context);
+                                                       SessionOutput output);
   ~ScoringSession();
 
   const RuleSet& rules() const { return rules_; }
@@ -104,7 +70,7 @@ class ScoringSession {
   int Interrupt();
 
  private:
-  ScoringSession(CommandContext& context, const SessionOptions& options);
+  ScoringSession(SessionOutput output, const SessionOptions& options);
   Status Finish(const char* status, int exit_code, const std::string& message);
   // After a run that qualified: the energy column on a GPU lane (energy.json in the run's
   // folder) when no earlier run of the record measured it, a note on a CPU lane. Returns the
@@ -115,7 +81,7 @@ class ScoringSession {
 
   // The records whose energy column gave a figure in this session: it is not measured again.
   std::set<std::string> energy_measured_;
-  CommandContext& context_;
+  SessionOutput context_;
   SessionOptions options_;
   RuleSet rules_;
   std::vector<LocatedDataset> datasets_;
@@ -132,19 +98,6 @@ class ScoringSession {
   bool finished_ = false;
 };
 
-// The options `--data`, `--python`, `--rules` and `--out` of a scoring command, for `command`
-// (also the prefix of its default evidence folder).
-SessionOptions SessionOptionsFromArgs(const Args& args, const char* command);
-
-// Helpers of the commands.
-Result<int64_t> ParseCount(const std::string& flag, const std::string& text, int64_t low,
-                           int64_t high);
-// A record id from a file name: its stem, every character outside [A-Za-z0-9._-] made '_'.
-std::string RecordIdOf(const std::string& path);
-bool IsNativeSpec(const std::string& spec);
-// The file of FILE[:function] (FILE.py:name, FILE.cpp:method).
-std::string SpecFile(const std::string& spec);
-
 }  // namespace ratchet
 
-#endif  // RATCHET_CLI_SESSION_H_
+#endif  // RATCHET_SESSION_SESSION_H_

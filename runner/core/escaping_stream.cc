@@ -1,4 +1,4 @@
-#include "cli/escaping_stream.h"
+#include "core/escaping_stream.h"
 
 #include <cstdio>
 #include <sstream>

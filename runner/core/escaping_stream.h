@@ -3,8 +3,8 @@
 // control character among them could retitle, blank or rewrite that terminal. Every C0 control
 // but newline and tab, DEL, and every C1 control (U+0080-U+009F, as UTF-8) is printed as text
 // instead: \x1b, \x7f, \u009b.
-#ifndef RATCHET_CLI_ESCAPING_STREAM_H_
-#define RATCHET_CLI_ESCAPING_STREAM_H_
+#ifndef RATCHET_CORE_ESCAPING_STREAM_H_
+#define RATCHET_CORE_ESCAPING_STREAM_H_
 
 #include <ostream>
 #include <streambuf>
@@ -46,4 +46,4 @@ std::string EscapeControls(const std::string& text);
 
 }  // namespace ratchet
 
-#endif  // RATCHET_CLI_ESCAPING_STREAM_H_
+#endif  // RATCHET_CORE_ESCAPING_STREAM_H_

@@ -1,4 +1,4 @@
-#include "cli/args.h"
+#include "core/args.h"
 
 namespace ratchet {
 

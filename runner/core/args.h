@@ -1,8 +1,8 @@
 // A small, strict command-line parser: --name VALUE, --name=VALUE, boolean --name, and
 // positional arguments. An option the command does not know, a missing value or a repeated
 // option is a usage error that names it.
-#ifndef RATCHET_CLI_ARGS_H_
-#define RATCHET_CLI_ARGS_H_
+#ifndef RATCHET_CORE_ARGS_H_
+#define RATCHET_CORE_ARGS_H_
 
 #include <map>
 #include <optional>
@@ -36,4 +36,4 @@ class Args {
 
 }  // namespace ratchet
 
-#endif  // RATCHET_CLI_ARGS_H_
+#endif  // RATCHET_CORE_ARGS_H_

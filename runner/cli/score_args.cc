@@ -1,0 +1,65 @@
+#include "cli/score_args.h"
+
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+
+#include "cli/tool_sha256.h"
+#include "core/file.h"
+#include "core/version.h"
+
+namespace ratchet {
+
+SessionOptions SessionOptionsFromArgs(const Args& args, const char* command) {
+  SessionOptions options;
+  options.command = command;
+  options.data_dir = args.Get("data");
+  options.python = args.Get("python");
+  options.rules_path = args.Get("rules");
+  options.out = args.Get("out");
+  options.out_prefix = command;
+  options.energy = !args.Has("no-energy");
+  options.tool_version = kRatchetVersion;
+  options.tool_source_sha256 = ToolSourceSha256();
+  return options;
+}
+
+Result<int64_t> ParseCount(const std::string& flag, const std::string& text, int64_t low,
+                           int64_t high) {
+  char* end = nullptr;
+  errno = 0;
+  long long value = std::strtoll(text.c_str(), &end, 10);
+  if (text.empty() || *end != '\0' || errno != 0 || value < low || value > high) {
+    return Status::Usage("--" + flag + " must be a whole number from " + std::to_string(low) +
+                         " to " + std::to_string(high) + ", not '" + text + "'");
+  }
+  return static_cast<int64_t>(value);
+}
+
+std::string RecordIdOf(const std::string& path) {
+  std::string stem = BaseName(path);
+  size_t dot = stem.rfind('.');
+  if (dot != std::string::npos && dot > 0) stem = stem.substr(0, dot);
+  std::string id;
+  for (char c : stem) {
+    bool plain = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+                 c == '-' || c == '_' || c == '.';
+    id += plain ? c : '_';
+  }
+  return id.empty() || id[0] == '.' ? "submission" + id : id;
+}
+
+bool IsNativeSpec(const std::string& spec) {
+  return spec.size() > 4 &&
+         (spec.rfind(".cpp") == spec.size() - 4 || spec.find(".cpp:") != std::string::npos);
+}
+
+std::string SpecFile(const std::string& spec) {
+  for (const char* suffix : {".py:", ".cpp:"}) {
+    size_t at = spec.rfind(suffix);
+    if (at != std::string::npos) return spec.substr(0, at + std::strlen(suffix) - 1);
+  }
+  return spec;
+}
+
+}  // namespace ratchet

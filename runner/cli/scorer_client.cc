@@ -1,0 +1,232 @@
+#include "cli/scorer_client.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <ostream>
+
+#include "core/exit_codes.h"
+#include "core/file.h"
+
+namespace ratchet {
+namespace {
+
+std::atomic<bool> g_interrupted{false};
+std::atomic<pid_t> g_scorer{-1};
+
+// SIGINT or SIGTERM: noted, and passed on to the scorer, which stops the run at its next step
+// and answers; a terminal's Ctrl-C reaches both processes anyway.
+void OnSignal(int signal_number) {
+  g_interrupted.store(true);
+  const pid_t scorer = g_scorer.load();
+  if (scorer > 0) kill(scorer, signal_number);
+}
+
+Status ScorerStopped(int code) {
+  return Status::Unavailable(
+      "ratchet-scorer stopped before it answered (" +
+      (code > 128 ? "signal " + std::to_string(code - 128) : "exit " + std::to_string(code)) +
+      "); its evidence folder, if it began one, is finished as failed or left partial");
+}
+
+}  // namespace
+
+Result<std::string> FindScorer() {
+  Result<std::string> self = SelfExecutable();
+  if (!self.ok()) return self.status();
+  const std::string scorer = DirName(*self) + "/ratchet-scorer";
+  if (access(scorer.c_str(), X_OK) != 0) {
+    return Status::Unavailable("no ratchet-scorer beside " + *self +
+                               ": ratchet runs the scorer from its own folder; build both "
+                               "(cmake --build build) or install them together");
+  }
+  return scorer;
+}
+
+Result<std::unique_ptr<ScorerClient>> ScorerClient::Begin(const SessionOptions& options,
+                                                          CommandContext& progress) {
+  Result<std::string> scorer = FindScorer();
+  if (!scorer.ok()) return scorer.status();
+  int to_scorer[2], from_scorer[2];
+  if (pipe2(to_scorer, O_CLOEXEC) != 0) return Status::IOError("pipe", errno);
+  if (pipe2(from_scorer, O_CLOEXEC) != 0) {
+    close(to_scorer[0]);
+    close(to_scorer[1]);
+    return Status::IOError("pipe", errno);
+  }
+  const pid_t parent = getpid();
+  const pid_t pid = fork();
+  if (pid < 0) return Status::IOError("fork", errno);
+  if (pid == 0) {
+    // If the tool dies, the scorer is asked to stop as if interrupted: it finishes its evidence.
+    prctl(PR_SET_PDEATHSIG, SIGTERM, 0, 0, 0);
+    if (getppid() != parent) _exit(kExitHarness);
+    if (dup2(to_scorer[0], STDIN_FILENO) < 0 || dup2(from_scorer[1], STDOUT_FILENO) < 0) {
+      _exit(kExitHarness);
+    }
+    const char* argv[] = {scorer->c_str(), "serve", nullptr};
+    execv(argv[0], const_cast<char* const*>(argv));
+    _exit(kExitHarness);
+  }
+  close(to_scorer[0]);
+  close(from_scorer[1]);
+  std::unique_ptr<ScorerClient> client(new ScorerClient(progress, options.command));
+  client->pid_ = pid;
+  client->requests_ = to_scorer[1];
+  client->answers_ = from_scorer[0];
+  g_interrupted.store(false);
+  g_scorer.store(pid);
+  struct sigaction action = {};
+  action.sa_handler = OnSignal;
+  action.sa_flags = SA_RESTART;
+  sigaction(SIGINT, &action, nullptr);
+  sigaction(SIGTERM, &action, nullptr);
+  signal(SIGPIPE, SIG_IGN);
+
+  RATCHET_RETURN_IF_ERROR(client->Send("begin", SessionOptionsToJson(options)));
+  Result<Message> answer = client->Receive();
+  if (!answer.ok()) return answer.status();
+  if (answer->kind == "error") {
+    client->Wait();
+    client->finished_ = true;
+    return StatusFromJson(answer->body);
+  }
+  if (answer->kind != "begun") {
+    return Status::Internal("ratchet-scorer answered \"" + answer->kind + "\" to begin");
+  }
+  client->evidence_path_ = answer->body.value("evidence", "");
+  client->device_kind_ = answer->body.value("device_kind", "cpu");
+  client->rule_set_ = answer->body.value("rule_set", Json());
+  return client;
+}
+
+ScorerClient::~ScorerClient() {
+  if (requests_ >= 0) close(requests_);
+  requests_ = -1;
+  if (!finished_ && pid_ > 0) {
+    // The scorer reads end-of-file, finishes its evidence as failed and says so.
+    while (Receive().ok()) {
+    }
+    Wait();
+  }
+  if (answers_ >= 0) close(answers_);
+  g_scorer.store(-1);
+}
+
+bool ScorerClient::interrupted() const { return g_interrupted.load(); }
+
+Status ScorerClient::Send(const std::string& kind, const Json& body) {
+  const std::string line = EncodeMessage(kind, body);
+  size_t done = 0;
+  while (done < line.size()) {
+    ssize_t n = write(requests_, line.data() + done, line.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return ScorerStopped(Wait());
+    done += static_cast<size_t>(n);
+  }
+  return Status::Ok();
+}
+
+Result<Message> ScorerClient::Receive() {
+  while (true) {
+    size_t newline = buffer_.find('\n');
+    if (newline != std::string::npos) {
+      const std::string line = buffer_.substr(0, newline);
+      buffer_.erase(0, newline + 1);
+      Result<Message> message = ParseMessage(line);
+      if (!message.ok()) return message.status();
+      if (message->kind == "out" || message->kind == "err") {
+        std::ostream& stream = message->kind == "out" ? progress_.out : progress_.err;
+        if (message->body.is_string()) stream << message->body.get<std::string>();
+        stream.flush();
+        continue;
+      }
+      return message;
+    }
+    if (answers_ < 0) return ScorerStopped(Wait());
+    char chunk[65536];
+    ssize_t n = read(answers_, chunk, sizeof chunk);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      close(answers_);
+      answers_ = -1;
+      return ScorerStopped(Wait());
+    }
+    buffer_.append(chunk, static_cast<size_t>(n));
+  }
+}
+
+int ScorerClient::Wait() {
+  if (pid_ <= 0) return exit_code_;
+  int status = 0;
+  while (waitpid(pid_, &status, 0) < 0 && errno == EINTR) {
+  }
+  pid_ = -1;
+  g_scorer.store(-1);
+  exit_code_ = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  return exit_code_;
+}
+
+Result<RecordResult> ScorerClient::Score(const RecordSpec& record, int runs, int first_run) {
+  RATCHET_RETURN_IF_ERROR(Send(
+      "score", {{"record", RecordSpecToJson(record)}, {"runs", runs}, {"first_run", first_run}}));
+  Result<Message> answer = Receive();
+  if (!answer.ok()) return answer.status();
+  if (answer->kind == "error") {
+    return StatusFromJson(answer->body);
+  }
+  if (answer->kind != "scored") {
+    return Status::Internal("ratchet-scorer answered \"" + answer->kind + "\" to score");
+  }
+  const Json contract = answer->body.value("contract", Json());
+  if (!contract.is_null()) contract_ = contract;
+  return RecordResultFromJson(answer->body.value("result", Json()));
+}
+
+Status ScorerClient::WriteContract() {
+  RATCHET_RETURN_IF_ERROR(Send("contract", Json::object()));
+  Result<Message> answer = Receive();
+  if (!answer.ok()) return answer.status();
+  if (answer->kind != "contract") {
+    return Status::Internal("ratchet-scorer answered \"" + answer->kind + "\" to contract");
+  }
+  const Json contract = answer->body.value("contract", Json());
+  if (!contract.is_null()) contract_ = contract;
+  const Json error = answer->body.value("error", Json());
+  if (error.is_null()) return Status::Ok();
+  return StatusFromJson(error);
+}
+
+int ScorerClient::FinishWith(const std::string& kind, const Json& body) {
+  finished_ = true;
+  Status sent = Send(kind, body);
+  if (!sent.ok()) return ReportError(progress_.err, command_.c_str(), sent);
+  Result<Message> answer = Receive();
+  close(requests_);
+  requests_ = -1;
+  const int code = Wait();
+  if (!answer.ok()) return ReportError(progress_.err, command_.c_str(), answer.status());
+  return code;
+}
+
+Status ScorerClient::Complete(const Json& records, const Json& extra, int exit_code,
+                              const std::string& message) {
+  const int code = FinishWith("complete", {{"records", records},
+                                           {"extra", extra},
+                                           {"exit_code", exit_code},
+                                           {"message", message}});
+  // The scorer has said why it could not finish, when it could not.
+  if (code != exit_code) return Status::IOError("finishing the evidence", EIO);
+  return Status::Ok();
+}
+
+int ScorerClient::Fail(const Status& status) { return FinishWith("fail", StatusToJson(status)); }
+
+int ScorerClient::Interrupt() { return FinishWith("interrupt", Json::object()); }
+
+}  // namespace ratchet

@@ -1,0 +1,54 @@
+// ratchet-scorer: everything that can move an outcome, as one program the tool (`ratchet`) runs
+// beside it. A user types `ratchet ...`; `ratchet run` and `ratchet score` start `ratchet-scorer
+// serve` and talk to it through requests (session/request.h); `ratchet contract` runs
+// `ratchet-scorer contract`. docs/design.md draws the line between the two programs.
+#include <unistd.h>
+
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include "core/escaping_stream.h"
+#include "core/exit_codes.h"
+#include "core/version.h"
+#include "session/scorer_commands.h"
+
+namespace {
+
+const char kUsage[] =
+    "usage: ratchet-scorer serve\n"
+    "       ratchet-scorer contract [--json] [--data DIR] [--rules ID|FILE] [--python PATH]\n"
+    "       ratchet-scorer --version | --help\n"
+    "\n"
+    "The scorer of ratchet: datasets and draws, the rule set and the judge, the sandbox, the\n"
+    "workers, the run loop, the energy column and the evidence writer. Its source hash is the\n"
+    "contract's locked.scorer. Users run it through `ratchet`: `ratchet run` and `ratchet score`\n"
+    "start `serve`, which reads one JSON request a line on stdin (begin, score, complete) and\n"
+    "answers on stdout (docs/design.md, \"The scorer's requests\"); `ratchet contract` runs\n"
+    "`contract`.\n";
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::vector<std::string> args(argv + 1, argv + argc);
+  ratchet::EscapingStream out(std::cout), err(std::cerr);
+  int code = ratchet::kExitBadInput;
+  if (args.empty()) {
+    err << kUsage;
+  } else if (args[0] == "--help" || args[0] == "-h") {
+    out << kUsage;
+    code = ratchet::kExitSuccess;
+  } else if (args[0] == "--version") {
+    out << "ratchet-scorer " << ratchet::kRatchetVersion << "\n";
+    code = ratchet::kExitSuccess;
+  } else if (args[0] == "serve" && args.size() == 1) {
+    code = ratchet::ServeRequests(STDIN_FILENO, STDOUT_FILENO);
+  } else if (args[0] == "contract") {
+    code = ratchet::RunScorerContract({args.begin() + 1, args.end()}, out, err);
+  } else {
+    err << "ratchet-scorer: unknown command '" << args[0] << "'\n" << kUsage;
+  }
+  out.flush();
+  err.flush();
+  return code;
+}
