@@ -1,14 +1,13 @@
 // `ratchet contract`: the run contract of this machine, as a listing or as JSON. The contract is
 // the scorer's (its source hash, its binaries), so ratchet-scorer prints it
-// (session/contract_command.cc); the tool adds its own identity, recorded as observed.
+// (session/contract_command.cc), with this process's terminal; the tool adds its own identity,
+// recorded as observed.
 #include <string>
 #include <vector>
 
 #include "cli/commands.h"
 #include "cli/scorer_client.h"
 #include "cli/tool_sha256.h"
-#include "core/exit_codes.h"
-#include "core/subprocess.h"
 #include "core/version.h"
 
 namespace ratchet {
@@ -44,18 +43,9 @@ const char kContractUsage[] =
 
 
 int RunContract(CommandContext& context) {
-  Result<std::string> scorer = FindScorer();
-  if (!scorer.ok()) return ReportError(context.err, "contract", scorer.status());
-  std::vector<std::string> argv = {*scorer, "contract"};
-  argv.insert(argv.end(), context.argv.begin(), context.argv.end());
-  argv.insert(argv.end(), {"--tool-version", kRatchetVersion, "--tool-source-sha256",
-                           ToolSourceSha256()});
-  // The interpreter's probe imports torch: seconds, a minute on a cold disk.
-  Result<ProcessResult> ran = RunProcess(argv, 600);
-  if (!ran.ok()) return ReportError(context.err, "contract", ran.status());
-  context.out << ran->out;
-  context.err << ran->err;
-  return ran->exit_code;
+  return RunScorerCommand(
+      "contract", context.argv,
+      {"--tool-version", kRatchetVersion, "--tool-source-sha256", ToolSourceSha256()}, context);
 }
 
 }  // namespace ratchet

@@ -191,7 +191,11 @@ int Run(CommandContext& context) {
   SessionOptions options = SessionOptionsFromArgs(*args, "run");
   options.needs_python = needs_python;
   Result<std::unique_ptr<ScorerClient>> begun = ScorerClient::Begin(options, progress);
-  if (!begun.ok()) return fail(begun.status());
+  if (!begun.ok()) {
+    if (!ScorerInterrupted()) return fail(begun.status());
+    context.err << "ratchet run: interrupted\n";
+    return kExitInterrupted;
+  }
   ScorerClient& session = **begun;
   const std::string kind = session.device_kind();
   const bool gpu = kind != "cpu";
@@ -319,7 +323,7 @@ int Run(CommandContext& context) {
                   {"contract_changed", ratchet.contract_changed},
                   {"rule_set", session.rule_set()}}}};
   Status completed = session.Complete(
-      report_records, extra, exit_code,
+      extra, exit_code,
       ratchet.errors.empty()
           ? "as the baseline expects"
           : std::to_string(ratchet.errors.size()) + " difference(s) from the baseline");

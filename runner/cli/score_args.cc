@@ -24,18 +24,6 @@ SessionOptions SessionOptionsFromArgs(const Args& args, const char* command) {
   return options;
 }
 
-Result<int64_t> ParseCount(const std::string& flag, const std::string& text, int64_t low,
-                           int64_t high) {
-  char* end = nullptr;
-  errno = 0;
-  long long value = std::strtoll(text.c_str(), &end, 10);
-  if (text.empty() || *end != '\0' || errno != 0 || value < low || value > high) {
-    return Status::Usage("--" + flag + " must be a whole number from " + std::to_string(low) +
-                         " to " + std::to_string(high) + ", not '" + text + "'");
-  }
-  return static_cast<int64_t>(value);
-}
-
 std::string RecordIdOf(const std::string& path) {
   std::string stem = BaseName(path);
   size_t dot = stem.rfind('.');

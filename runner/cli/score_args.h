@@ -1,5 +1,5 @@
 // What `ratchet score` and `ratchet run` share on their command lines: the options of the scoring
-// session they ask ratchet-scorer for, counts, and the FILE[:function] of a record.
+// session they ask ratchet-scorer for, and the FILE[:function] of a record.
 #ifndef RATCHET_CLI_SCORE_ARGS_H_
 #define RATCHET_CLI_SCORE_ARGS_H_
 
@@ -16,9 +16,6 @@ namespace ratchet {
 // for `command` (also the prefix of its default evidence folder), and the tool's identity.
 SessionOptions SessionOptionsFromArgs(const Args& args, const char* command);
 
-// A whole number from `low` to `high`, or a usage error naming --flag.
-Result<int64_t> ParseCount(const std::string& flag, const std::string& text, int64_t low,
-                           int64_t high);
 // A record id from a file name: its stem, every character outside [A-Za-z0-9._-] made '_'.
 std::string RecordIdOf(const std::string& path);
 bool IsNativeSpec(const std::string& spec);

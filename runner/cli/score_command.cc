@@ -97,7 +97,11 @@ int Run(CommandContext& context) {
   SessionOptions options = SessionOptionsFromArgs(*args, "score");
   options.needs_python = !IsNativeSpec(record.spec);
   Result<std::unique_ptr<ScorerClient>> session = ScorerClient::Begin(options, context);
-  if (!session.ok()) return fail(session.status());
+  if (!session.ok()) {
+    if (!ScorerInterrupted()) return fail(session.status());
+    context.err << "ratchet score: interrupted\n";
+    return kExitInterrupted;
+  }
 
   Result<RecordResult> result = (*session)->Score(record, static_cast<int>(*runs));
   if (!result.ok()) return (*session)->Fail(result.status());
@@ -108,9 +112,8 @@ int Run(CommandContext& context) {
     context.out << "ranked time, median of " << result->ranked.size()
                 << " runs: " << FormatFixed(*result->ranked_ms(), 3) << " ms\n";
   }
-  Status completed = (*session)->Complete(Json{{record.id, result->ReportJson(band_bp)}},
-                                          Json::object(), qualified ? kExitSuccess : kExitFinding,
-                                          qualified ? "qualified" : "disqualified");
+  Status completed = (*session)->Complete(
+      Json::object(), qualified ? kExitSuccess : kExitFinding, qualified ? "qualified" : "disqualified");
   if (!completed.ok()) return kExitHarness;
   return qualified ? kExitSuccess : kExitFinding;
 }

@@ -27,6 +27,25 @@ void OnSignal(int signal_number) {
   if (scorer > 0) kill(scorer, signal_number);
 }
 
+// Reaps `pid`; the pid is forgotten by the signal handler before it can be reused.
+int Reap(pid_t pid) {
+  siginfo_t info = {};
+  while (waitid(P_PID, pid, &info, WEXITED | WNOWAIT) < 0 && errno == EINTR) {
+  }
+  g_scorer.store(-1);
+  int status = 0;
+  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+// What the tool exits with when the scorer was killed by a signal: the interrupt's code for
+// SIGINT and SIGTERM, the harness's for any other (README, "Exit codes").
+int ExitCodeOfScorer(int code) {
+  if (code <= 128) return code;
+  return code == 128 + SIGINT || code == 128 + SIGTERM ? kExitInterrupted : kExitHarness;
+}
+
 Status ScorerStopped(int code) {
   return Status::Unavailable(
       "ratchet-scorer stopped before it answered (" +
@@ -35,6 +54,8 @@ Status ScorerStopped(int code) {
 }
 
 }  // namespace
+
+bool ScorerInterrupted() { return g_interrupted.load(); }
 
 Result<std::string> FindScorer() {
   Result<std::string> self = SelfExecutable();
@@ -46,6 +67,40 @@ Result<std::string> FindScorer() {
                                "(cmake --build build) or install them together");
   }
   return scorer;
+}
+
+int RunScorerCommand(const std::string& name, const std::vector<std::string>& args,
+                     const std::vector<std::string>& extra, CommandContext& context) {
+  Result<std::string> scorer = FindScorer();
+  if (!scorer.ok()) return ReportError(context.err, name.c_str(), scorer.status());
+  std::vector<std::string> words = {*scorer, name};
+  words.insert(words.end(), args.begin(), args.end());
+  words.insert(words.end(), extra.begin(), extra.end());
+  std::vector<char*> argv;
+  for (std::string& word : words) argv.push_back(word.data());
+  argv.push_back(nullptr);
+  context.out.flush();
+  context.err.flush();
+  const pid_t parent = getpid();
+  g_interrupted.store(false);
+  const pid_t pid = fork();
+  if (pid < 0) return ReportError(context.err, name.c_str(), Status::IOError("fork", errno));
+  if (pid == 0) {
+    prctl(PR_SET_PDEATHSIG, SIGTERM, 0, 0, 0);
+    if (getppid() != parent) _exit(kExitHarness);
+    execv(argv[0], argv.data());
+    _exit(kExitHarness);
+  }
+  g_scorer.store(pid);
+  struct sigaction action = {}, old_int = {}, old_term = {};
+  action.sa_handler = OnSignal;
+  action.sa_flags = SA_RESTART;
+  sigaction(SIGINT, &action, &old_int);
+  sigaction(SIGTERM, &action, &old_term);
+  const int code = Reap(pid);
+  sigaction(SIGINT, &old_int, nullptr);
+  sigaction(SIGTERM, &old_term, nullptr);
+  return ExitCodeOfScorer(code);
 }
 
 Result<std::unique_ptr<ScorerClient>> ScorerClient::Begin(const SessionOptions& options,
@@ -61,7 +116,11 @@ Result<std::unique_ptr<ScorerClient>> ScorerClient::Begin(const SessionOptions& 
   }
   const pid_t parent = getpid();
   const pid_t pid = fork();
-  if (pid < 0) return Status::IOError("fork", errno);
+  if (pid < 0) {
+    const int error = errno;
+    for (int fd : {to_scorer[0], to_scorer[1], from_scorer[0], from_scorer[1]}) close(fd);
+    return Status::IOError("fork", error);
+  }
   if (pid == 0) {
     // If the tool dies, the scorer is asked to stop as if interrupted: it finishes its evidence.
     prctl(PR_SET_PDEATHSIG, SIGTERM, 0, 0, 0);
@@ -84,8 +143,9 @@ Result<std::unique_ptr<ScorerClient>> ScorerClient::Begin(const SessionOptions& 
   struct sigaction action = {};
   action.sa_handler = OnSignal;
   action.sa_flags = SA_RESTART;
-  sigaction(SIGINT, &action, nullptr);
-  sigaction(SIGTERM, &action, nullptr);
+  sigaction(SIGINT, &action, &client->old_int_);
+  sigaction(SIGTERM, &action, &client->old_term_);
+  client->signals_set_ = true;
   signal(SIGPIPE, SIG_IGN);
 
   RATCHET_RETURN_IF_ERROR(client->Send("begin", SessionOptionsToJson(options)));
@@ -116,12 +176,22 @@ ScorerClient::~ScorerClient() {
   }
   if (answers_ >= 0) close(answers_);
   g_scorer.store(-1);
+  RestoreSignals();
+}
+
+void ScorerClient::RestoreSignals() {
+  if (!signals_set_) return;
+  sigaction(SIGINT, &old_int_, nullptr);
+  sigaction(SIGTERM, &old_term_, nullptr);
+  signals_set_ = false;
 }
 
 bool ScorerClient::interrupted() const { return g_interrupted.load(); }
 
 Status ScorerClient::Send(const std::string& kind, const Json& body) {
-  const std::string line = EncodeMessage(kind, body);
+  Result<std::string> encoded = EncodeRequest(kind, body);
+  if (!encoded.ok()) return encoded.status();
+  const std::string& line = *encoded;
   size_t done = 0;
   while (done < line.size()) {
     ssize_t n = write(requests_, line.data() + done, line.size() - done);
@@ -163,12 +233,8 @@ Result<Message> ScorerClient::Receive() {
 
 int ScorerClient::Wait() {
   if (pid_ <= 0) return exit_code_;
-  int status = 0;
-  while (waitpid(pid_, &status, 0) < 0 && errno == EINTR) {
-  }
+  exit_code_ = ExitCodeOfScorer(Reap(pid_));
   pid_ = -1;
-  g_scorer.store(-1);
-  exit_code_ = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
   return exit_code_;
 }
 
@@ -214,12 +280,9 @@ int ScorerClient::FinishWith(const std::string& kind, const Json& body) {
   return code;
 }
 
-Status ScorerClient::Complete(const Json& records, const Json& extra, int exit_code,
-                              const std::string& message) {
-  const int code = FinishWith("complete", {{"records", records},
-                                           {"extra", extra},
-                                           {"exit_code", exit_code},
-                                           {"message", message}});
+Status ScorerClient::Complete(const Json& extra, int exit_code, const std::string& message) {
+  const int code =
+      FinishWith("complete", {{"extra", extra}, {"exit_code", exit_code}, {"message", message}});
   // The scorer has said why it could not finish, when it could not.
   if (code != exit_code) return Status::IOError("finishing the evidence", EIO);
   return Status::Ok();

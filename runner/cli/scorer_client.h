@@ -5,10 +5,12 @@
 #ifndef RATCHET_CLI_SCORER_CLIENT_H_
 #define RATCHET_CLI_SCORER_CLIENT_H_
 
+#include <signal.h>
 #include <sys/types.h>
 
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "cli/commands.h"
 #include "core/canonical_json.h"
@@ -20,6 +22,16 @@ namespace ratchet {
 // The scorer beside this executable: "<folder of /proc/self/exe>/ratchet-scorer". An error that
 // says how to get one when it is absent.
 Result<std::string> FindScorer();
+
+// Whether SIGINT or SIGTERM reached this process while it waited for the scorer: a scorer that
+// stopped then was interrupted (it has default dispositions until its session has begun).
+bool ScorerInterrupted();
+
+// Runs `ratchet-scorer NAME ARGS... EXTRA...` with this process's stdin, stdout and stderr, passing
+// SIGINT and SIGTERM on, and returns its exit code; an error (printed on `context.err`) when it
+// cannot be started. `ratchet contract` and `ratchet telemetry` are answered so.
+int RunScorerCommand(const std::string& name, const std::vector<std::string>& args,
+                     const std::vector<std::string>& extra, CommandContext& context);
 
 class ScorerClient {
  public:
@@ -47,10 +59,10 @@ class ScorerClient {
   Result<RecordResult> Score(const RecordSpec& record, int runs, int first_run = 1);
   // Asks the scorer to write the contract now; contract() holds it after.
   Status WriteContract();
-  // report.json with `records` and `extra`'s fields, the reveal, and the directory finished as
-  // complete with `exit_code`. An error when the scorer could not (it has said why).
-  Status Complete(const Json& records, const Json& extra, int exit_code,
-                  const std::string& message);
+  // report.json (the records as the scorer scored them, and `extra`'s fields), the reveal, and
+  // the directory finished as complete with `exit_code`. An error when the scorer could not (it
+  // has said why).
+  Status Complete(const Json& extra, int exit_code, const std::string& message);
   // Finishes as failed (printing why) or interrupted; the exit code to return.
   int Fail(const Status& status);
   int Interrupt();
@@ -65,6 +77,8 @@ class ScorerClient {
   // Waits for the scorer to exit; its exit code (128 + a signal's number).
   int Wait();
   int FinishWith(const std::string& kind, const Json& body);
+  // Puts back the signal dispositions Begin replaced.
+  void RestoreSignals();
 
   CommandContext& progress_;
   std::string command_;
@@ -76,6 +90,8 @@ class ScorerClient {
   Json rule_set_, contract_;
   bool finished_ = false;
   int exit_code_ = -1;
+  bool signals_set_ = false;
+  struct sigaction old_int_ = {}, old_term_ = {};
 };
 
 }  // namespace ratchet

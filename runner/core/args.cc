@@ -1,5 +1,8 @@
 #include "core/args.h"
 
+#include <cerrno>
+#include <cstdlib>
+
 namespace ratchet {
 
 Result<Args> Args::Parse(const std::vector<std::string>& argv,
@@ -57,6 +60,18 @@ std::optional<std::string> Args::Get(const std::string& name) const {
 std::vector<std::string> Args::GetAll(const std::string& name) const {
   auto it = values_.find(name);
   return it == values_.end() ? std::vector<std::string>{} : it->second;
+}
+
+Result<int64_t> ParseCount(const std::string& flag, const std::string& text, int64_t low,
+                           int64_t high) {
+  char* end = nullptr;
+  errno = 0;
+  long long value = std::strtoll(text.c_str(), &end, 10);
+  if (text.empty() || *end != '\0' || errno != 0 || value < low || value > high) {
+    return Status::Usage("--" + flag + " must be a whole number from " + std::to_string(low) +
+                         " to " + std::to_string(high) + ", not '" + text + "'");
+  }
+  return static_cast<int64_t>(value);
 }
 
 }  // namespace ratchet

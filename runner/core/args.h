@@ -4,6 +4,7 @@
 #ifndef RATCHET_CORE_ARGS_H_
 #define RATCHET_CORE_ARGS_H_
 
+#include <cstdint>
 #include <map>
 #include <optional>
 #include <string>
@@ -33,6 +34,10 @@ class Args {
   std::map<std::string, std::vector<std::string>> values_;
   std::vector<std::string> positional_;
 };
+
+// A whole number from `low` to `high`, or a usage error naming --flag.
+Result<int64_t> ParseCount(const std::string& flag, const std::string& text, int64_t low,
+                           int64_t high);
 
 }  // namespace ratchet
 

@@ -34,7 +34,7 @@ class Status {
   static Status Internal(std::string message) {
     return Status(Code::kInternal, std::move(message));
   }
-  // A status of any code, as it crossed a process boundary (scorer/request.h).
+  // A status of any code, as it crossed a process boundary (session/request.h).
   static Status FromCode(Code code, std::string message) {
     return Status(code, std::move(message));
   }

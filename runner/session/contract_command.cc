@@ -6,7 +6,6 @@
 #include <string>
 
 #include "core/args.h"
-#include "cli/commands.h"
 #include "core/exit_codes.h"
 #include "contract/gather.h"
 #include "contract/python.h"

@@ -18,14 +18,15 @@ namespace {
 const char kUsage[] =
     "usage: ratchet-scorer serve\n"
     "       ratchet-scorer contract [--json] [--data DIR] [--rules ID|FILE] [--python PATH]\n"
+    "       ratchet-scorer telemetry [--runs N] [--out DIR] [--python PATH] [--rules ID|FILE]\n"
     "       ratchet-scorer --version | --help\n"
     "\n"
     "The scorer of ratchet: datasets and draws, the rule set and the judge, the sandbox, the\n"
     "workers, the run loop, the energy column and the evidence writer. Its source hash is the\n"
     "contract's locked.scorer. Users run it through `ratchet`: `ratchet run` and `ratchet score`\n"
     "start `serve`, which reads one JSON request a line on stdin (begin, score, complete) and\n"
-    "answers on stdout (docs/design.md, \"The scorer's requests\"); `ratchet contract` runs\n"
-    "`contract`.\n";
+    "answers on stdout (docs/design.md, \"The scorer's requests\"); `ratchet contract` and\n"
+    "`ratchet telemetry` run `contract` and `telemetry`.\n";
 
 }  // namespace
 
@@ -45,6 +46,8 @@ int main(int argc, char** argv) {
     code = ratchet::ServeRequests(STDIN_FILENO, STDOUT_FILENO);
   } else if (args[0] == "contract") {
     code = ratchet::RunScorerContract({args.begin() + 1, args.end()}, out, err);
+  } else if (args[0] == "telemetry") {
+    code = ratchet::RunScorerTelemetry({args.begin() + 1, args.end()}, out, err);
   } else {
     err << "ratchet-scorer: unknown command '" << args[0] << "'\n" << kUsage;
   }

@@ -215,8 +215,17 @@ Result<RecordResult> RecordResultFromJson(const Json& json) {
   return result;
 }
 
-std::string EncodeMessage(const std::string& kind, const Json& body) {
-  // A submission's words may hold bytes that are not UTF-8: they cross as U+FFFD.
+Result<std::string> EncodeRequest(const std::string& kind, const Json& body) {
+  try {
+    return Json{{kind, body}}.dump() + "\n";
+  } catch (const Json::exception&) {
+    return Status::BadInput(
+        "a path or value that is not UTF-8 (ratchet passes only UTF-8 to its scorer): " +
+        Json{{kind, body}}.dump(-1, ' ', true, Json::error_handler_t::replace).substr(0, 200));
+  }
+}
+
+std::string EncodeAnswer(const std::string& kind, const Json& body) {
   return Json{{kind, body}}.dump(-1, ' ', false, Json::error_handler_t::replace) + "\n";
 }
 

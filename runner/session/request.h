@@ -66,7 +66,7 @@ struct RecordResult {
 //   {"begin": SessionOptions}            first, once: the scorer answers "begun" or "error"
 //   {"score": {"record", "runs", "first_run"}}  answered by "scored" or "error"
 //   {"contract": {}}                     the contract, written into the evidence if it is not yet
-//   {"complete": {"records", "extra", "exit_code", "message"}}  report.json, reveal, finish
+//   {"complete": {"extra", "exit_code", "message"}}  report.json, reveal, finish
 //   {"fail": Status}  or  {"interrupt": {}}  finish as failed or interrupted
 // and the scorer answers, besides "out" and "err" (text for the tool's terminal), with
 //   {"begun": {"evidence", "device_kind", "rule_set"}}, {"scored": RecordResult},
@@ -90,7 +90,11 @@ struct Message {
   std::string kind;
   Json body;
 };
-std::string EncodeMessage(const std::string& kind, const Json& body);  // one line, with '\n'
+// One line, with '\n'. A request's strings (paths among them) must be UTF-8: one that is not is
+// an error, so that no path is changed on its way. An answer's text (a submission's words among
+// it) crosses with each byte that is not UTF-8 as U+FFFD: the tool only prints it.
+Result<std::string> EncodeRequest(const std::string& kind, const Json& body);
+std::string EncodeAnswer(const std::string& kind, const Json& body);
 Result<Message> ParseMessage(const std::string& line);
 
 }  // namespace ratchet

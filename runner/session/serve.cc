@@ -30,7 +30,7 @@ class Answers {
   explicit Answers(int fd) : fd_(fd) {}
   void Send(const std::string& kind, const Json& body) {
     if (gone_) return;
-    const std::string line = EncodeMessage(kind, body);
+    const std::string line = EncodeAnswer(kind, body);
     size_t done = 0;
     while (done < line.size()) {
       ssize_t n = write(fd_, line.data() + done, line.size() - done);
@@ -108,18 +108,34 @@ class Requests {
   std::string buffer_;
 };
 
-// What a session has scored, for a "complete" without records of its own (a request file that
-// asks for the report as the scorer would write it): each record's last result, at its band.
-struct Scored {
-  RecordResult result;
-  int64_t band_bp = 0;
-};
+// The report's records, as the scorer scored them: a record's first scoring is its entry, and a
+// scoring of it again (the tool asks for one when an outcome differs by timing rules alone or a
+// time lies outside its tolerance) is the entry's "rerun". The tool never writes an outcome.
+class ReportRecords {
+ public:
+  void Add(const RecordSpec& spec, const RecordResult& result) {
+    const Json entry = result.ReportJson(spec.band_bp);
+    if (records_.contains(spec.id)) {
+      records_[spec.id]["rerun"] = entry;
+    } else {
+      records_[spec.id] = entry;
+    }
+    last_qualified_[spec.id] = result.qualified;
+  }
+  const Json& json() const { return records_; }
+  // Whether the last scoring of every record qualified: the exit code a request file gets when
+  // it names none.
+  bool AllQualified() const {
+    for (const auto& [id, qualified] : last_qualified_) {
+      if (!qualified) return false;
+    }
+    return true;
+  }
 
-Json RecordsOf(const std::map<std::string, Scored>& scored) {
-  Json records = Json::object();
-  for (const auto& [id, entry] : scored) records[id] = entry.result.ReportJson(entry.band_bp);
-  return records;
-}
+ private:
+  Json records_ = Json::object();
+  std::map<std::string, bool> last_qualified_;
+};
 
 int Finished(Answers& answers, int code) {
   answers.Send("finished", {{"exit_code", code}});
@@ -169,7 +185,7 @@ int ServeRequests(int in_fd, int out_fd) {
                          {"device_kind", session.device_kind()},
                          {"rule_set", session.rules().document}});
 
-  std::map<std::string, Scored> scored;
+  ReportRecords records;
   while (true) {
     Result<std::optional<Message>> message = next();
     if (!message.ok()) return Finished(answers, session.Fail(message.status()));
@@ -199,7 +215,7 @@ int ServeRequests(int in_fd, int out_fd) {
         answers.Send("error", StatusToJson(result.status()));
         continue;
       }
-      scored[spec->id] = {*result, spec->band_bp};
+      records.Add(*spec, *result);
       answers.Send("scored", {{"result", RecordResultToJson(*result)},
                               {"contract", session.contract()}});
     } else if (kind == "contract") {
@@ -209,20 +225,18 @@ int ServeRequests(int in_fd, int out_fd) {
       answers.Send("contract", {{"contract", session.contract()},
                                 {"error", written.ok() ? Json(nullptr) : StatusToJson(written)}});
     } else if (kind == "complete") {
-      const Json records = body.contains("records") ? body["records"] : RecordsOf(scored);
-      int code = kExitSuccess;
-      for (const auto& [id, entry] : scored) {
-        if (!entry.result.qualified) code = kExitFinding;
-      }
-      const Json exit_code = body.value("exit_code", Json(code));
+      // The tool says what the outcomes mean against its baseline (`extra`, the exit code); the
+      // records are the scorer's own.
+      const Json exit_code =
+          body.value("exit_code", Json(records.AllQualified() ? kExitSuccess : kExitFinding));
       if (!exit_code.is_number_integer()) {
         return Finished(answers, session.Fail(Status::BadInput("a bad exit_code in \"complete\"")));
       }
-      code = exit_code.get<int>();
+      const int code = exit_code.get<int>();
       const std::string text =
           body.value("message", code == kExitSuccess ? "qualified" : "disqualified");
       Status completed =
-          session.Complete(records, body.value("extra", Json::object()), code, text);
+          session.Complete(records.json(), body.value("extra", Json::object()), code, text);
       out.flush();
       err.flush();
       return Finished(answers, completed.ok() ? code : kExitHarness);

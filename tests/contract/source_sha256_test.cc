@@ -14,6 +14,7 @@
 
 #include "core/file.h"
 #include "core/sha256.h"
+#include "support/temp_dir.h"
 #include "source_dir.h"
 
 namespace ratchet {
@@ -107,9 +108,8 @@ void Append(const fs::path& file, const std::string& text) {
 // What issue-level promise the split keeps: a change to the tool does not re-open any record.
 TEST(ContractSourceHash, AToolEditLeavesTheScorerHashAndAScorerEditChangesIt) {
   if (std::system("command -v cmake >/dev/null 2>&1") != 0) GTEST_SKIP() << "no cmake";
-  const fs::path root = fs::temp_directory_path() / ("ratchet-hash-" + std::to_string(getpid()));
-  fs::remove_all(root);
-  fs::create_directories(root);
+  TempDir dir;
+  const fs::path root = dir.path();
   fs::copy(fs::path(TestSourceDir()) / "CMakeLists.txt", root / "CMakeLists.txt");
   fs::copy(fs::path(TestSourceDir()) / "runner", root / "runner", fs::copy_options::recursive);
   fs::remove_all(root / "runner/worker/__pycache__");
@@ -143,7 +143,20 @@ TEST(ContractSourceHash, AToolEditLeavesTheScorerHashAndAScorerEditChangesIt) {
   fs::create_directories(root / "runner/newpart");
   ASSERT_TRUE(WriteFileAtomic((root / "runner/newpart/x.cc").string(), "int x;\n").ok());
   EXPECT_NE(BuildHash(root, "scorer"), last);
-  fs::remove_all(root);
+}
+
+// The line holds in the code too: no file of the scorer includes a header of the tool's folders,
+// whose files the scorer's hash does not cover.
+TEST(ContractSourceHash, NoFileOfTheScorerIncludesOneOfTheTool) {
+  const fs::path root = TestSourceDir();
+  for (const std::string& path : HashedFiles(root)) {
+    Result<std::string> text = ReadFile((root / path).string());
+    ASSERT_TRUE(text.ok()) << path;
+    for (const char* folder : {"cli/", "baseline/", "compare/", "audit/"}) {
+      EXPECT_EQ(text->find(std::string("#include \"") + folder), std::string::npos)
+          << path << " includes a header of runner/" << folder;
+    }
+  }
 }
 
 }  // namespace

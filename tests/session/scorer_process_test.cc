@@ -1,0 +1,228 @@
+// ratchet-scorer as a program, and ratchet around it: a file of requests scores on its own, a
+// first request that is not "begin" is refused, a tool without its scorer says how to get one,
+// and a tool killed mid-run leaves its evidence finished, not half-written, and no scorer behind.
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <thread>
+
+#include "core/canonical_json.h"
+#include "core/file.h"
+#include "session/request.h"
+#include "support/checkout.h"
+#include "support/fast_rules.h"
+#include "support/run_binary.h"
+#include "support/temp_dir.h"
+
+extern char** environ;
+
+namespace ratchet {
+namespace {
+
+std::string TextOf(const std::string& path) {
+  Result<std::string> text = ReadFile(path);
+  return text.ok() ? *text : "";
+}
+
+std::string Request(const std::string& kind, const Json& body) {
+  Result<std::string> line = EncodeRequest(kind, body);
+  EXPECT_TRUE(line.ok()) << line.status().ToString();
+  return line.ok() ? *line : "";
+}
+
+std::string Scorer() { return DirName(RatchetBinary()) + "/ratchet-scorer"; }
+
+// Runs `ratchet-scorer serve` with `requests` on its stdin.
+BinaryRun Serve(const TempDir& dir, const std::string& requests) {
+  const std::string file = dir / "requests.jsonl";
+  EXPECT_TRUE(WriteFileAtomic(file, requests).ok());
+  BinaryRun run;
+  const std::string command = "'" + Scorer() + "' serve < '" + file + "' > '" + (dir / "answers") +
+                              "' 2> '" + (dir / "stderr") + "'";
+  const int status = std::system(command.c_str());
+  run.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  run.out = TextOf(dir / "answers");
+  run.err = TextOf(dir / "stderr");
+  return run;
+}
+
+// The answers of a run, by kind, the "out" and "err" text joined.
+std::map<std::string, std::vector<Json>> Answers(const std::string& out) {
+  std::map<std::string, std::vector<Json>> answers;
+  std::istringstream lines(out);
+  std::string line;
+  while (std::getline(lines, line)) {
+    Result<Message> message = ParseMessage(line);
+    EXPECT_TRUE(message.ok()) << line;
+    if (message.ok()) answers[message->kind].push_back(message->body);
+  }
+  return answers;
+}
+
+Json ReadJson(const std::string& path) {
+  Result<std::string> text = ReadFile(path);
+  EXPECT_TRUE(text.ok()) << path;
+  return text.ok() ? Json::parse(*text, nullptr, false) : Json();
+}
+
+TEST(ScorerProgram, AFirstRequestThatIsNotBeginIsRefused) {
+  TempDir dir;
+  BinaryRun run = Serve(dir, Request("score", Json::object()));
+  EXPECT_EQ(run.exit_code, 2) << run.out << run.err;
+  auto answers = Answers(run.out);
+  ASSERT_EQ(answers["error"].size(), 1u) << run.out;
+  EXPECT_NE(answers["error"][0]["message"].get<std::string>().find("\"begin\""),
+            std::string::npos);
+  EXPECT_EQ(answers.count("begun"), 0u);
+}
+
+TEST(ScorerProgram, AFileOfRequestsScoresOnItsOwn) {
+  if (!HavePython()) GTEST_SKIP() << "no python3 with torch";
+  TempDir dir;
+  SessionOptions options;
+  options.rules_path = FastRules(dir);
+  options.out = dir / "evidence";
+  options.needs_python = true;
+  options.energy = false;
+  RecordSpec record;
+  record.id = "ncm";
+  record.spec = SourceDir() + "/baselines/submissions/ncm.py";
+  record.band_bp = 2000;
+  // "complete" without records: the report holds what the scorer scored, as it assembles it.
+  BinaryRun run =
+      Serve(dir, Request("begin", SessionOptionsToJson(options)) +
+                     Request("score", {{"record", RecordSpecToJson(record)},
+                                             {"runs", 1},
+                                             {"first_run", 1}}) +
+                     Request("complete", Json::object()));
+  auto answers = Answers(run.out);
+  ASSERT_EQ(answers["begun"].size(), 1u) << run.out << run.err;
+  ASSERT_EQ(answers["scored"].size(), 1u) << run.out;
+  ASSERT_EQ(answers["finished"].size(), 1u) << run.out;
+  Result<RecordResult> result = RecordResultFromJson(answers["scored"][0]["result"]);
+  ASSERT_TRUE(result.ok()) << result.status().ToString();
+  const int expected = result->qualified ? 0 : 1;
+  EXPECT_EQ(run.exit_code, expected) << run.out;
+  EXPECT_EQ(answers["finished"][0]["exit_code"], expected);
+  // The progress lines travelled as text for the tool to print.
+  std::string text;
+  for (const Json& out : answers["out"]) text += out.get<std::string>();
+  EXPECT_NE(text.find("call  1/4"), std::string::npos) << text;
+
+  const Json status = ReadJson(dir / "evidence/status.json");
+  EXPECT_EQ(status["status"], "complete");
+  EXPECT_EQ(status["exit_code"], expected);
+  const Json report = ReadJson(dir / "evidence/report.json");
+  EXPECT_EQ(report["records"]["ncm"], result->ReportJson(2000)) << report;
+  const Json contract = ReadJson(dir / "evidence/contract.json");
+  EXPECT_EQ(contract, answers["scored"][0]["contract"]);
+  // A scorer fed by a file names no tool: nothing asked it.
+  EXPECT_TRUE(contract["observed"]["tool"].is_null()) << contract["observed"];
+}
+
+TEST(ScorerProgram, TheToolWithoutItsScorerSaysHowToGetOne) {
+  TempDir dir;
+  ASSERT_EQ(mkdir((dir / "bin").c_str(), 0755), 0);
+  Result<std::string> bytes = ReadFile(RatchetBinary());
+  ASSERT_TRUE(bytes.ok());
+  ASSERT_TRUE(WriteFileAtomic(dir / "bin/ratchet", *bytes).ok());
+  ASSERT_EQ(chmod((dir / "bin/ratchet").c_str(), 0755), 0);
+  const std::string command = "'" + (dir / "bin/ratchet") + "' score '" + SourceDir() +
+                              "/baselines/submissions/ncm.py' --out '" + (dir / "e") + "' 2> '" +
+                              (dir / "stderr") + "'";
+  const int status = std::system(command.c_str());
+  EXPECT_EQ(WIFEXITED(status) ? WEXITSTATUS(status) : -1, 3);
+  const std::string err = TextOf(dir / "stderr");
+  EXPECT_NE(err.find("no ratchet-scorer beside"), std::string::npos) << err;
+  EXPECT_FALSE(std::filesystem::exists(dir / "e"));
+}
+
+// The processes whose parent is `pid` (from /proc/*/stat).
+std::vector<pid_t> ChildrenOf(pid_t pid) {
+  std::vector<pid_t> children;
+  for (const auto& entry : std::filesystem::directory_iterator("/proc")) {
+    const std::string name = entry.path().filename();
+    if (name.find_first_not_of("0123456789") != std::string::npos) continue;
+    std::ifstream stat(entry.path() / "stat");
+    std::string line;
+    if (!std::getline(stat, line)) continue;
+    const size_t close = line.rfind(')');
+    if (close == std::string::npos) continue;
+    std::istringstream rest(line.substr(close + 2));
+    char state;
+    pid_t parent;
+    if (rest >> state >> parent && parent == pid) children.push_back(std::stoi(name));
+  }
+  return children;
+}
+
+bool Gone(pid_t pid) {
+  std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
+  std::string line;
+  if (!std::getline(stat, line)) return true;
+  const size_t close = line.rfind(')');
+  return close != std::string::npos && line.size() > close + 2 && line[close + 2] == 'Z';
+}
+
+TEST(ScorerProgram, ToolKilledMidRunLeavesTheEvidenceFinishedAndNoScorer) {
+  if (!HavePython()) GTEST_SKIP() << "no python3 with torch";
+  TempDir dir;
+  const std::string rules = FastRules(dir);
+  const std::string binary = RatchetBinary();
+  const std::string spec = SourceDir() + "/baselines/submissions/ncm.py";
+  const std::string out = dir / "e";
+  std::vector<std::string> args = {binary, "score", spec, "--rules", rules, "--out", out};
+  std::vector<char*> argv;
+  for (std::string& arg : args) argv.push_back(arg.data());
+  argv.push_back(nullptr);
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0);
+  pid_t tool;
+  ASSERT_EQ(posix_spawn(&tool, binary.c_str(), &actions, nullptr, argv.data(), environ), 0);
+  posix_spawn_file_actions_destroy(&actions);
+
+  // Once the scorer runs and its evidence folder has begun, the tool dies without a word.
+  pid_t scorer = -1;
+  for (int i = 0; i < 600 && scorer < 0; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    for (pid_t child : ChildrenOf(tool)) scorer = child;
+  }
+  ASSERT_GT(scorer, 0) << "the tool started no scorer";
+  // The evidence has begun (".e.partial-N") once the scorer holds the sandbox lock, which another
+  // run may hold a while.
+  auto begun = [&] {
+    for (const auto& entry : std::filesystem::directory_iterator(dir.path())) {
+      if (entry.path().filename().string().rfind(".e.partial-", 0) == 0) return true;
+    }
+    return false;
+  };
+  for (int i = 0; i < 6000 && !begun(); ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  ASSERT_TRUE(begun()) << "no evidence folder began in 5 minutes";
+  std::this_thread::sleep_for(std::chrono::seconds(2));
+  ASSERT_EQ(kill(tool, SIGKILL), 0);
+  int status = 0;
+  waitpid(tool, &status, 0);
+
+  // The scorer is told (SIGTERM, as its parent died), stops the run and finishes the evidence.
+  for (int i = 0; i < 1200 && !Gone(scorer); ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  EXPECT_TRUE(Gone(scorer)) << "the scorer " << scorer << " outlived its tool by 2 minutes";
+  const Json finished = ReadJson(out + "/status.json");
+  EXPECT_EQ(finished["status"], "interrupted") << finished;
+  EXPECT_EQ(finished["exit_code"], 130);
+}
+
+}  // namespace
+}  // namespace ratchet
