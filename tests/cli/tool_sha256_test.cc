@@ -9,6 +9,7 @@
 #include <string>
 
 #include "contract/source_sha256.h"
+#include "core/file.h"
 #include "support/checkout.h"
 
 namespace ratchet {
@@ -44,6 +45,26 @@ TEST(ToolSourceHash, TheToolAndTheScorerTogetherAreEveryFileUnderRunner) {
   // The scorer's part has the top-level CMakeLists.txt besides its files under runner/.
   EXPECT_EQ(std::stoi(all), ToolSourceFileCount() + ScorerSourceFileCount() - 1);
   EXPECT_GT(ToolSourceFileCount(), 20);
+}
+
+// What the lane hashes, the scorer's binary, holds nothing of the tool: neither the tool's source
+// hash nor the text of a tool's command. So a new tool leaves the lane as it was.
+TEST(ToolSourceHash, TheScorersBinaryHoldsNothingOfTheTool) {
+  const char* binary = std::getenv("RATCHET_BINARY");
+  if (binary == nullptr) GTEST_SKIP() << "RATCHET_BINARY is not set";
+  const std::string scorer = std::string(binary).substr(0, std::string(binary).rfind('/') + 1) +
+                             "ratchet-scorer";
+  Result<std::string> bytes = ReadFile(scorer);
+  ASSERT_TRUE(bytes.ok()) << bytes.status().ToString();
+  EXPECT_EQ(bytes->find(ToolSourceSha256()), std::string::npos);
+  // Words of compare's, promote's and the run command's output.
+  for (const char* text : {"verdict: differs", " (reviewer ", "promoted ", "difference(s) from "}) {
+    EXPECT_EQ(bytes->find(text), std::string::npos) << text;
+  }
+  // ...while the tool's binary holds its own hash.
+  Result<std::string> tool = ReadFile(binary);
+  ASSERT_TRUE(tool.ok());
+  EXPECT_NE(tool->find(ToolSourceSha256()), std::string::npos);
 }
 
 }  // namespace
