@@ -405,4 +405,16 @@ Status WriteBaseline(const std::string& path, const Baseline& baseline) {
   return WriteFileAtomic(path, *text, 0644);
 }
 
+std::string OutcomeText(const Expected& outcome) {
+  if (outcome.broken.empty()) return outcome.status;
+  std::string text = outcome.status + " (";
+  for (size_t i = 0; i < outcome.broken.size(); ++i) text += (i ? ", " : "") + outcome.broken[i];
+  return text + ")";
+}
+
+std::string InBaselineFolder(const std::string& folder, const std::string& path) {
+  if (path.empty() || path[0] == '/') return path;
+  return folder.empty() || folder == "." ? path : folder + "/" + path;
+}
+
 }  // namespace ratchet

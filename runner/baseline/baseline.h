@@ -91,6 +91,14 @@ Result<std::string> BaselineText(const Baseline& baseline);
 // Replaces `path` atomically (a temporary file renamed over it): never half-written.
 Status WriteBaseline(const std::string& path, const Baseline& baseline);
 
+// "qualified", or "disqualified (accuracy, draw-floor)": an outcome as messages and tables name it.
+std::string OutcomeText(const Expected& outcome);
+
+// A path the baseline names (a submission, an evidence folder), as it is found: relative paths are
+// relative to the baseline's folder `folder` ("" or "." for the working folder), absolute ones as
+// they are.
+std::string InBaselineFolder(const std::string& folder, const std::string& path);
+
 // A record id: 1-100 characters of [A-Za-z0-9._-], not starting with '.' (it names a folder of
 // the evidence).
 Status CheckRecordId(const std::string& id, const std::string& what);

@@ -22,13 +22,6 @@ std::string Ms(double ms) {
   return text;
 }
 
-std::string OutcomeText(const Expected& outcome) {
-  if (outcome.broken.empty()) return outcome.status;
-  std::string text = outcome.status + " (";
-  for (size_t i = 0; i < outcome.broken.size(); ++i) text += (i ? ", " : "") + outcome.broken[i];
-  return text + ")";
-}
-
 std::string ValueText(const std::optional<Json>& value) {
   if (!value) return "(absent)";
   std::string text = value->dump();
@@ -107,11 +100,6 @@ std::optional<Json> EvidenceContract(const std::string& path) {
   return *contract;
 }
 
-std::string InFolder(const std::string& folder, const std::string& path) {
-  if (path.empty() || path[0] == '/') return path;
-  return folder.empty() || folder == "." ? path : folder + "/" + path;
-}
-
 }  // namespace
 
 std::string EvidenceBoard(const std::string& path) {
@@ -132,12 +120,12 @@ std::string ReviewedBoard(const Baseline& baseline, const std::string& folder,
   // its first review.
   if (reviewed != baseline.records.end() && reviewed->second.evidence) {
     std::optional<Json> contract =
-        EvidenceContract(InFolder(folder, reviewed->second.evidence->path));
+        EvidenceContract(InBaselineFolder(folder, reviewed->second.evidence->path));
     if (contract && ContractLaneId(*contract) == lane) return ContractBoard(*contract);
   }
   auto reviewed_lane = baseline.lanes.find(lane);
   if (reviewed_lane == baseline.lanes.end() || reviewed_lane->second.evidence.empty()) return "";
-  return EvidenceBoard(InFolder(folder, reviewed_lane->second.evidence));
+  return EvidenceBoard(InBaselineFolder(folder, reviewed_lane->second.evidence));
 }
 
 RatchetResult RatchetErrors(const Baseline& baseline, const RatchetInputs& inputs) {

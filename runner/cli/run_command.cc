@@ -68,23 +68,12 @@ const char kRunUsage[] =
 
 namespace {
 
-std::string Resolve(const std::string& folder, const std::string& path) {
-  if (path.empty() || path[0] == '/') return path;
-  return folder.empty() || folder == "." ? path : folder + "/" + path;
-}
-
-std::string Fixed3(std::optional<double> ms) {
+// A time in ms as the table prints it, "-" when there is none.
+std::string MsText(std::optional<double> ms) {
   if (!ms) return "-";
   std::ostringstream text;
   text << std::fixed << std::setprecision(3) << *ms;
   return text.str();
-}
-
-std::string OutcomeText(const Expected& outcome) {
-  if (outcome.broken.empty()) return outcome.status;
-  std::string text = outcome.status + " (";
-  for (size_t i = 0; i < outcome.broken.size(); ++i) text += (i ? ", " : "") + outcome.broken[i];
-  return text + ")";
 }
 
 std::string Padded(std::string text, size_t width) {
@@ -150,7 +139,7 @@ int Run(CommandContext& context) {
                                 "; its records: " + known));
     }
     const BaselineRecord& record = found->second;
-    const std::string file = Resolve(folder, record.submission);
+    const std::string file = InBaselineFolder(folder, record.submission);
     // What would stop the record before any worker is bad input, refused before any evidence.
     const std::string where = baseline_path + ": record \"" + id + "\"";
     Status present = CheckInputFile(file, "record \"" + id + "\": its submission");
@@ -253,9 +242,9 @@ int Run(CommandContext& context) {
     if (gpu && scored.ranked_ms && baseline->lanes.count(lane) && timing != record.timing.end() &&
         record.expected && scored.outcome == *record.expected &&
         CompareTiming(timing->second, *scored.ranked_ms) != TimingVerdict::kWithin) {
-      progress.out << "record " << id << ": " << Fixed3(scored.ranked_ms)
+      progress.out << "record " << id << ": " << MsText(scored.ranked_ms)
                    << " ms is outside the tolerance of the reviewed "
-                   << Fixed3(timing->second.ranked_ms) << " ms: scoring it again\n";
+                   << MsText(timing->second.ranked_ms) << " ms: scoring it again\n";
       Result<RecordResult> again = session.Score(specs[id], runs, runs + 1);
       if (!again.ok()) return session.Fail(again.status());
       if (again->harness_error) return session.Fail(*again->harness_error);
@@ -288,7 +277,7 @@ int Run(CommandContext& context) {
   for (const std::string& id : inputs.selected) {
     const BaselineRecord& record = baseline->records.at(id);
     if (!record.evidence) continue;
-    const std::string path = Resolve(folder, record.evidence->path);
+    const std::string path = InBaselineFolder(folder, record.evidence->path);
     Result<EvidenceSummary> reviewed = ReadEvidence(path);
     if (!reviewed.ok()) {
       ratchet.errors.push_back(
@@ -349,8 +338,8 @@ int Run(CommandContext& context) {
     const ScoredRecord& scored = inputs.scored[id];
     context.out << Padded(id, 16)
                 << Padded(record.expected ? OutcomeText(*record.expected) : "(unreviewed)", 36)
-                << Padded(OutcomeText(scored.outcome), 36) << Fixed3(scored.ranked_ms)
-                << (scored.rerun_ranked_ms ? ", again " + Fixed3(scored.rerun_ranked_ms) : "")
+                << Padded(OutcomeText(scored.outcome), 36) << MsText(scored.ranked_ms)
+                << (scored.rerun_ranked_ms ? ", again " + MsText(scored.rerun_ranked_ms) : "")
                 << "\n";
   }
   for (const std::string& note : ratchet.notes) context.out << "note: " << note << "\n";
