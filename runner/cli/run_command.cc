@@ -170,6 +170,8 @@ int Run(CommandContext& context) {
       }
       spec.band_bp = *band;
     }
+    Status crosses = CheckRecordCrosses(spec);
+    if (!crosses.ok()) return fail(Status::BadInput(where + ": " + crosses.message()));
     needs_python = needs_python || !IsNativeSpec(spec.spec);
     specs[id] = spec;
   }

@@ -37,6 +37,11 @@ std::string RecordIdOf(const std::string& path) {
   return id.empty() || id[0] == '.' ? "submission" + id : id;
 }
 
+Status CheckRecordCrosses(const RecordSpec& record) {
+  Result<std::string> line = EncodeRequest("score", RecordSpecToJson(record));
+  return line.ok() ? Status::Ok() : line.status();
+}
+
 bool IsNativeSpec(const std::string& spec) {
   return spec.size() > 4 &&
          (spec.rfind(".cpp") == spec.size() - 4 || spec.find(".cpp:") != std::string::npos);

@@ -19,6 +19,10 @@ SessionOptions SessionOptionsFromArgs(const Args& args, const char* command);
 // A record id from a file name: its stem, every character outside [A-Za-z0-9._-] made '_'.
 std::string RecordIdOf(const std::string& path);
 bool IsNativeSpec(const std::string& spec);
+// Whether `record` can be asked of the scorer: its path and id UTF-8 (a request carries nothing
+// else, session/request.h). Checked before the scorer begins, so that such a path is refused
+// with exit 2 before any evidence is written.
+Status CheckRecordCrosses(const RecordSpec& record);
 // The file of FILE[:function] (FILE.py:name, FILE.cpp:method).
 std::string SpecFile(const std::string& spec);
 

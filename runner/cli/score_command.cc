@@ -93,6 +93,8 @@ int Run(CommandContext& context) {
   record.spec = args->positional().front();
   record.band_bp = band_bp;
   record.id = RecordIdOf(SpecFile(record.spec));
+  Status crosses = CheckRecordCrosses(record);
+  if (!crosses.ok()) return fail(crosses);
 
   SessionOptions options = SessionOptionsFromArgs(*args, "score");
   options.needs_python = !IsNativeSpec(record.spec);

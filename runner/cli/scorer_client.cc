@@ -27,15 +27,19 @@ void OnSignal(int signal_number) {
   if (scorer > 0) kill(scorer, signal_number);
 }
 
-// Reaps `pid`; the pid is forgotten by the signal handler before it can be reused.
+// Reaps `pid`: its exit status, or 128 + the signal that ended it; the pid is forgotten by the
+// signal handler before it can be reused. A pid that cannot be waited for is the harness's
+// failure.
 int Reap(pid_t pid) {
   siginfo_t info = {};
   while (waitid(P_PID, pid, &info, WEXITED | WNOWAIT) < 0 && errno == EINTR) {
   }
   g_scorer.store(-1);
   int status = 0;
-  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  pid_t reaped;
+  while ((reaped = waitpid(pid, &status, 0)) < 0 && errno == EINTR) {
   }
+  if (reaped != pid) return kExitHarness;
   return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 }
 
@@ -46,6 +50,7 @@ int ExitCodeOfScorer(int code) {
   return code == 128 + SIGINT || code == 128 + SIGTERM ? kExitInterrupted : kExitHarness;
 }
 
+// `code` as Reap gives it.
 Status ScorerStopped(int code) {
   return Status::Unavailable(
       "ratchet-scorer stopped before it answered (" +
@@ -145,8 +150,10 @@ Result<std::unique_ptr<ScorerClient>> ScorerClient::Begin(const SessionOptions& 
   action.sa_flags = SA_RESTART;
   sigaction(SIGINT, &action, &client->old_int_);
   sigaction(SIGTERM, &action, &client->old_term_);
+  struct sigaction ignore = {};
+  ignore.sa_handler = SIG_IGN;
+  sigaction(SIGPIPE, &ignore, &client->old_pipe_);
   client->signals_set_ = true;
-  signal(SIGPIPE, SIG_IGN);
 
   RATCHET_RETURN_IF_ERROR(client->Send("begin", SessionOptionsToJson(options)));
   Result<Message> answer = client->Receive();
@@ -183,6 +190,7 @@ void ScorerClient::RestoreSignals() {
   if (!signals_set_) return;
   sigaction(SIGINT, &old_int_, nullptr);
   sigaction(SIGTERM, &old_term_, nullptr);
+  sigaction(SIGPIPE, &old_pipe_, nullptr);
   signals_set_ = false;
 }
 
@@ -196,7 +204,10 @@ Status ScorerClient::Send(const std::string& kind, const Json& body) {
   while (done < line.size()) {
     ssize_t n = write(requests_, line.data() + done, line.size() - done);
     if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) return ScorerStopped(Wait());
+    if (n <= 0) {
+      Wait();
+      return ScorerStopped(raw_exit_);
+    }
     done += static_cast<size_t>(n);
   }
   return Status::Ok();
@@ -218,14 +229,18 @@ Result<Message> ScorerClient::Receive() {
       }
       return message;
     }
-    if (answers_ < 0) return ScorerStopped(Wait());
+    if (answers_ < 0) {
+      Wait();
+      return ScorerStopped(raw_exit_);
+    }
     char chunk[65536];
     ssize_t n = read(answers_, chunk, sizeof chunk);
     if (n < 0 && errno == EINTR) continue;
     if (n <= 0) {
       close(answers_);
       answers_ = -1;
-      return ScorerStopped(Wait());
+      Wait();
+      return ScorerStopped(raw_exit_);
     }
     buffer_.append(chunk, static_cast<size_t>(n));
   }
@@ -233,7 +248,8 @@ Result<Message> ScorerClient::Receive() {
 
 int ScorerClient::Wait() {
   if (pid_ <= 0) return exit_code_;
-  exit_code_ = ExitCodeOfScorer(Reap(pid_));
+  raw_exit_ = Reap(pid_);
+  exit_code_ = ExitCodeOfScorer(raw_exit_);
   pid_ = -1;
   return exit_code_;
 }
@@ -271,7 +287,16 @@ Status ScorerClient::WriteContract() {
 int ScorerClient::FinishWith(const std::string& kind, const Json& body) {
   finished_ = true;
   Status sent = Send(kind, body);
-  if (!sent.ok()) return ReportError(progress_.err, command_.c_str(), sent);
+  if (!sent.ok()) {
+    // The scorer reads end-of-file and finishes its evidence as failed; it is waited for.
+    close(requests_);
+    requests_ = -1;
+    while (Receive().ok()) {
+    }
+    Wait();
+    const int code = ReportError(progress_.err, command_.c_str(), sent);
+    return code;
+  }
   Result<Message> answer = Receive();
   close(requests_);
   requests_ = -1;

@@ -90,8 +90,9 @@ class ScorerClient {
   Json rule_set_, contract_;
   bool finished_ = false;
   int exit_code_ = -1;
+  int raw_exit_ = -1;  // as Reap gave it: 128 + a signal's number for a scorer a signal ended
   bool signals_set_ = false;
-  struct sigaction old_int_ = {}, old_term_ = {};
+  struct sigaction old_int_ = {}, old_term_ = {}, old_pipe_ = {};
 };
 
 }  // namespace ratchet

@@ -10,7 +10,9 @@
 
 #include <chrono>
 #include <filesystem>
+#include <fstream>
 #include <functional>
+#include <sstream>
 #include <thread>
 
 #include "baseline/baseline.h"
@@ -385,13 +387,33 @@ TEST(RatchetRunTest, EveryRuleConstantChangedIsContractChanged) {
   EXPECT_EQ(named, static_cast<int>(leaves.size()));
 }
 
-// SIGTERM finishes the evidence as interrupted (exit 130); SIGKILL leaves only the hidden partial
-// folder, which never reads as complete.
+// The processes whose parent is `pid` (from /proc/*/stat).
+std::vector<pid_t> ChildrenOf(pid_t pid) {
+  std::vector<pid_t> children;
+  for (const auto& entry : std::filesystem::directory_iterator("/proc")) {
+    const std::string name = entry.path().filename();
+    if (name.find_first_not_of("0123456789") != std::string::npos) continue;
+    std::ifstream stat(entry.path() / "stat");
+    std::string line;
+    if (!std::getline(stat, line) || line.rfind(')') == std::string::npos) continue;
+    std::istringstream rest(line.substr(line.rfind(')') + 2));
+    char state;
+    pid_t parent;
+    if (rest >> state >> parent && parent == pid) children.push_back(std::stoi(name));
+  }
+  return children;
+}
+
+// SIGTERM to ratchet finishes the evidence as interrupted (exit 130). SIGKILL to ratchet does
+// too: its scorer is told by the kernel (SIGTERM, as its parent died) and finishes the folder
+// itself. SIGKILL to the scorer leaves only the hidden partial folder, which never reads as
+// complete, and ratchet says the scorer stopped (exit 3).
 TEST(RatchetRunTest, InterruptedAndKilledRuns) {
   if (!HavePython()) GTEST_SKIP() << "no python3 that imports torch";
   Workspace space(Json{{"ncm", {{"submission", "submissions/ncm.py"}, {"band_bp", 3000}}}});
-  for (int sig : {SIGTERM, SIGKILL}) {
-    const std::string out = space.dir() / ("stopped-" + std::to_string(sig));
+  enum Stop { kTermTool, kKillTool, kKillScorer };
+  for (Stop stop : {kTermTool, kKillTool, kKillScorer}) {
+    const std::string out = space.dir() / ("stopped-" + std::to_string(stop));
     std::string binary = RatchetBinary();
     std::vector<std::string> args = {binary,    "run",         "--baseline", space.baseline(),
                                      "--rules", space.rules(), "--out",      out};
@@ -414,24 +436,39 @@ TEST(RatchetRunTest, InterruptedAndKilledRuns) {
       }
     }
     ASSERT_FALSE(partial.empty());
+    std::vector<pid_t> scorer = ChildrenOf(pid);
+    ASSERT_EQ(scorer.size(), 1u) << "ratchet runs one scorer";
     std::this_thread::sleep_for(std::chrono::milliseconds(1500));
-    kill(pid, sig);
+    kill(stop == kKillScorer ? scorer.front() : pid, stop == kTermTool ? SIGTERM : SIGKILL);
     int status = 0;
     ASSERT_EQ(waitpid(pid, &status, 0), pid);
-    if (sig == SIGTERM) {
+    if (stop == kTermTool) {
       ASSERT_TRUE(WIFEXITED(status));
       EXPECT_EQ(WEXITSTATUS(status), 130);
-      Result<EvidenceSummary> evidence = ReadEvidence(out);
-      ASSERT_TRUE(evidence.ok()) << evidence.status().message();
-      EXPECT_EQ(evidence->status, "interrupted");
-      EXPECT_FALSE(evidence->complete);
-    } else {
+    } else if (stop == kKillTool) {
       EXPECT_TRUE(WIFSIGNALED(status));
-      EXPECT_FALSE(std::filesystem::exists(out)) << "a killed run has no final folder";
+      // The orphaned scorer finishes the folder: wait for it to take its name.
+      for (int i = 0; i < 1200 && !std::filesystem::exists(out + "/status.json"); ++i) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(100));
+      }
+    }
+    if (stop == kKillScorer) {
+      ASSERT_TRUE(WIFEXITED(status));
+      EXPECT_EQ(WEXITSTATUS(status), 3);
+      EXPECT_FALSE(std::filesystem::exists(out)) << "a killed scorer leaves no final folder";
       Result<EvidenceSummary> evidence = ReadEvidence(partial.front());
       ASSERT_TRUE(evidence.ok()) << evidence.status().message();
       EXPECT_TRUE(evidence->partial);
       EXPECT_FALSE(evidence->complete);
+    } else {
+      Result<EvidenceSummary> evidence = ReadEvidence(out);
+      ASSERT_TRUE(evidence.ok()) << evidence.status().message();
+      EXPECT_EQ(evidence->status, "interrupted");
+      EXPECT_FALSE(evidence->complete);
+    }
+    // Nothing of the run is left: the scorer is gone before the next one starts.
+    for (int i = 0; i < 600 && kill(scorer.front(), 0) == 0; ++i) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
     }
   }
 }

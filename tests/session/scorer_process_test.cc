@@ -145,6 +145,36 @@ TEST(ScorerProgram, TheToolWithoutItsScorerSaysHowToGetOne) {
   EXPECT_FALSE(std::filesystem::exists(dir / "e"));
 }
 
+// A different tool beside the same scorer (here: ratchet's binary with bytes appended, as a
+// rebuilt tool would differ) gives a contract whose locked and lane parts are byte-identical:
+// the contract is the scorer's. With the hash test of the sources (contract_test,
+// AToolEditLeavesTheScorerHashAndAScorerEditChangesIt), a change to a tool's file re-opens nothing.
+TEST(ScorerProgram, AnotherToolBesideTheSameScorerGivesTheSameLockedAndLane) {
+  TempDir dir;
+  auto contract_with = [&](const std::string& folder, const std::string& appended) {
+    EXPECT_EQ(mkdir((dir / folder).c_str(), 0755), 0);
+    for (const char* program : {"ratchet", "ratchet-scorer", "ratchet-worker",
+                                "ratchet-worker.native.json"}) {
+      Result<std::string> bytes = ReadFile(DirName(RatchetBinary()) + "/" + program);
+      if (!bytes.ok()) continue;  // no native worker where libtorch was not found
+      const std::string copy = dir / (folder + "/" + program);
+      EXPECT_TRUE(WriteFileAtomic(copy, *bytes + (program == std::string("ratchet") ? appended : ""))
+                      .ok());
+      EXPECT_EQ(chmod(copy.c_str(), 0755), 0);
+    }
+    const std::string command = "RATCHET_WORKER_DIR='" + SourceDir() + "/runner/worker' '" +
+                                (dir / (folder + "/ratchet")) + "' contract --json > '" +
+                                (dir / (folder + ".json")) + "'";
+    EXPECT_EQ(std::system(command.c_str()), 0) << command;
+    return ReadJson(dir / (folder + ".json"));
+  };
+  const Json a = contract_with("a", "");
+  const Json b = contract_with("b", std::string(64, '\0'));
+  ASSERT_TRUE(a.is_object() && b.is_object());
+  EXPECT_EQ(a["locked"].dump(), b["locked"].dump());
+  EXPECT_EQ(a["lane"].dump(), b["lane"].dump());
+}
+
 // The processes whose parent is `pid` (from /proc/*/stat).
 std::vector<pid_t> ChildrenOf(pid_t pid) {
   std::vector<pid_t> children;
