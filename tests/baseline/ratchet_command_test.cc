@@ -10,9 +10,7 @@
 
 #include <chrono>
 #include <filesystem>
-#include <fstream>
 #include <functional>
-#include <sstream>
 #include <thread>
 
 #include "baseline/baseline.h"
@@ -22,6 +20,7 @@
 #include "evidence/reader.h"
 #include "support/checkout.h"
 #include "support/fast_rules.h"
+#include "support/processes.h"
 #include "support/run_binary.h"
 #include "support/temp_dir.h"
 
@@ -387,23 +386,6 @@ TEST(RatchetRunTest, EveryRuleConstantChangedIsContractChanged) {
   EXPECT_EQ(named, static_cast<int>(leaves.size()));
 }
 
-// The processes whose parent is `pid` (from /proc/*/stat).
-std::vector<pid_t> ChildrenOf(pid_t pid) {
-  std::vector<pid_t> children;
-  for (const auto& entry : std::filesystem::directory_iterator("/proc")) {
-    const std::string name = entry.path().filename();
-    if (name.find_first_not_of("0123456789") != std::string::npos) continue;
-    std::ifstream stat(entry.path() / "stat");
-    std::string line;
-    if (!std::getline(stat, line) || line.rfind(')') == std::string::npos) continue;
-    std::istringstream rest(line.substr(line.rfind(')') + 2));
-    char state;
-    pid_t parent;
-    if (rest >> state >> parent && parent == pid) children.push_back(std::stoi(name));
-  }
-  return children;
-}
-
 // SIGTERM to ratchet finishes the evidence as interrupted (exit 130). SIGKILL to ratchet does
 // too: its scorer is told by the kernel (SIGTERM, as its parent died) and finishes the folder
 // itself. SIGKILL to the scorer leaves only the hidden partial folder, which never reads as
@@ -467,7 +449,7 @@ TEST(RatchetRunTest, InterruptedAndKilledRuns) {
       EXPECT_FALSE(evidence->complete);
     }
     // Nothing of the run is left: the scorer is gone before the next one starts.
-    for (int i = 0; i < 600 && kill(scorer.front(), 0) == 0; ++i) {
+    for (int i = 0; i < 600 && !Gone(scorer.front()); ++i) {
       std::this_thread::sleep_for(std::chrono::milliseconds(100));
     }
   }

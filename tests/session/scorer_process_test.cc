@@ -19,6 +19,7 @@
 #include "session/request.h"
 #include "support/checkout.h"
 #include "support/fast_rules.h"
+#include "support/processes.h"
 #include "support/run_binary.h"
 #include "support/temp_dir.h"
 
@@ -173,33 +174,6 @@ TEST(ScorerProgram, AnotherToolBesideTheSameScorerGivesTheSameLockedAndLane) {
   ASSERT_TRUE(a.is_object() && b.is_object());
   EXPECT_EQ(a["locked"].dump(), b["locked"].dump());
   EXPECT_EQ(a["lane"].dump(), b["lane"].dump());
-}
-
-// The processes whose parent is `pid` (from /proc/*/stat).
-std::vector<pid_t> ChildrenOf(pid_t pid) {
-  std::vector<pid_t> children;
-  for (const auto& entry : std::filesystem::directory_iterator("/proc")) {
-    const std::string name = entry.path().filename();
-    if (name.find_first_not_of("0123456789") != std::string::npos) continue;
-    std::ifstream stat(entry.path() / "stat");
-    std::string line;
-    if (!std::getline(stat, line)) continue;
-    const size_t close = line.rfind(')');
-    if (close == std::string::npos) continue;
-    std::istringstream rest(line.substr(close + 2));
-    char state;
-    pid_t parent;
-    if (rest >> state >> parent && parent == pid) children.push_back(std::stoi(name));
-  }
-  return children;
-}
-
-bool Gone(pid_t pid) {
-  std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
-  std::string line;
-  if (!std::getline(stat, line)) return true;
-  const size_t close = line.rfind(')');
-  return close != std::string::npos && line.size() > close + 2 && line[close + 2] == 'Z';
 }
 
 TEST(ScorerProgram, ToolKilledMidRunLeavesTheEvidenceFinishedAndNoScorer) {
