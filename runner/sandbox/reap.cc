@@ -487,6 +487,30 @@ Status CheckWorkerUids() {
 
 namespace {
 
+// The tmpfs of every worker folder of `uids` still mounted (one a killed scorer left), detached,
+// with what it held, and the folder it covered removed. A folder's owner is its
+// worker's uid (MakeWorkerFolder); a folder of another uid (another scorer's worker) is left alone.
+void DetachWorkerFolders(const std::set<uid_t>& uids) {
+  std::ifstream mounts("/proc/self/mountinfo");
+  std::string line;
+  std::vector<std::string> points;
+  while (std::getline(mounts, line)) {
+    std::istringstream fields(line);
+    std::string id, parent, device, root, point;
+    fields >> id >> parent >> device >> root >> point;
+    if (point.rfind(kWorkerFolderPrefix, 0) != 0) continue;
+    if (point.find('/', sizeof kWorkerFolderPrefix - 1) != std::string::npos) continue;
+    struct stat st;
+    if (lstat(point.c_str(), &st) == 0 && S_ISDIR(st.st_mode) && uids.count(st.st_uid)) {
+      points.push_back(point);
+    }
+  }
+  for (const std::string& point : points) {
+    // Under the tmpfs lies the empty folder the scorer made (root's): it goes too.
+    if (umount2(point.c_str(), MNT_DETACH | UMOUNT_NOFOLLOW) == 0) rmdir(point.c_str());
+  }
+}
+
 // ReapSandbox of every uid of `uids`, with one walk of each world-writable folder for all of them.
 Status ReapSandboxUids(const std::vector<uid_t>& uids) {
   Status first;
@@ -509,6 +533,7 @@ Status ReapSandboxUids(const std::vector<uid_t>& uids) {
     Note(&first, step.Annotate("reaping uid " + std::to_string(uid)));
   }
   if (reaped.empty()) return first;
+  DetachWorkerFolders(reaped);
   Status files;
   for (const std::string& folder : WorldWritableFolders()) {
     Note(&files, RemoveOwnedFiles(folder, reaped));
@@ -519,24 +544,8 @@ Status ReapSandboxUids(const std::vector<uid_t>& uids) {
 
 }  // namespace
 
-// The tmpfs of every worker folder still mounted (one a killed ratchet left), detached so that
-// the folders can be removed with the rest of what the uids own.
-static void DetachWorkerFolders() {
-  std::ifstream mounts("/proc/self/mountinfo");
-  std::string line;
-  std::vector<std::string> points;
-  while (std::getline(mounts, line)) {
-    std::istringstream fields(line);
-    std::string id, parent, device, root, point;
-    fields >> id >> parent >> device >> root >> point;
-    if (point.rfind(kWorkerFolderPrefix, 0) == 0) points.push_back(point);
-  }
-  for (const std::string& point : points) umount2(point.c_str(), MNT_DETACH);
-}
-
 Status ReapWorkerUids() {
   RATCHET_RETURN_IF_ERROR(CheckWorkerUids());
-  DetachWorkerFolders();
   return ReapSandboxUids(std::vector<uid_t>(std::begin(kWorkerUids), std::end(kWorkerUids)));
 }
 

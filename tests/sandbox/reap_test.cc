@@ -4,12 +4,14 @@
 
 #include <pwd.h>
 #include <sys/ipc.h>
+#include <sys/mount.h>
 #include <sys/msg.h>
 #include <sys/sem.h>
 #include <sys/shm.h>
 #include <sys/syscall.h>
 
 #include <algorithm>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 
@@ -169,6 +171,32 @@ TEST_F(ReapTest, ReapWorkerUidsRemovesTheFilesOfEveryWorkerUid) {
   ASSERT_TRUE(ReapSandbox(kWorkerUids[0]).ok());
   EXPECT_TRUE(Exists(other));
   std::filesystem::remove_all(shared);
+}
+
+// A worker folder is a tmpfs of its own; a scorer killed mid-run leaves it mounted. The reap of
+// its uid detaches and removes it; the folder of another uid (another scorer's worker) stays.
+TEST_F(ReapTest, DetachesAndRemovesAWorkerFolderItsUidLeftMounted) {
+  SKIP_UNLESS_ROOT();
+  auto mounted_folder = [](uid_t uid) {
+    std::string pattern = std::string(kWorkerFolderPrefix) + "XXXXXX";
+    EXPECT_NE(mkdtemp(pattern.data()), nullptr);
+    EXPECT_EQ(mount("ratchet-worker", pattern.c_str(), "tmpfs", MS_NOSUID | MS_NODEV,
+                    "size=1048576,mode=0700"),
+              0)
+        << std::strerror(errno);
+    EXPECT_TRUE(WriteFileAtomic(pattern + "/left.dat", "x").ok());
+    EXPECT_EQ(chown((pattern + "/left.dat").c_str(), uid, kSandboxGid), 0);
+    EXPECT_EQ(chown(pattern.c_str(), uid, kSandboxGid), 0);
+    return pattern;
+  };
+  const std::string ours = mounted_folder(kSandboxUid);
+  const std::string theirs = mounted_folder(kWorkerUids[1]);
+  Status reaped = ReapSandbox(kSandboxUid);
+  EXPECT_TRUE(reaped.ok()) << reaped.message();
+  EXPECT_FALSE(Exists(ours));
+  EXPECT_TRUE(Exists(theirs + "/left.dat"));
+  EXPECT_EQ(umount2(theirs.c_str(), MNT_DETACH), 0);
+  std::filesystem::remove_all(theirs);
 }
 
 struct IpcIds {
