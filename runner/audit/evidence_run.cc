@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <set>
 
-#include "audit/energy.h"
+#include "audit/energy_column.h"
 #include "audit/fields.h"
 #include "audit/numbers.h"
 #include "core/file.h"

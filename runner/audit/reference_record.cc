@@ -4,7 +4,7 @@
 #include <set>
 #include <vector>
 
-#include "audit/energy.h"
+#include "audit/energy_column.h"
 #include "audit/fields.h"
 #include "audit/numbers.h"
 #include "core/sha256.h"

@@ -11,8 +11,8 @@
 #include "energy/windows.h"
 #include "rules/pyformat.h"
 #include "scorer/draw_source.h"
-#include "scorer/go.h"
 #include "scorer/plan.h"
+#include "scorer/window.h"
 
 namespace ratchet {
 namespace {
@@ -61,14 +61,14 @@ Status MethodWindow(WorkerProcess& worker, const std::vector<Draw>& draws, const
       draw = &*again;
     }
     if (call + 1 >= draws.size()) next = std::async(std::launch::async, rerelease, call + 1);
-    GoRequest request;
+    WindowRequest request;
     request.draw = draw;
     request.collect = false;
     request.timeout_s = static_cast<double>(rules.limits.max_call_ms) / 1e3 +
                         static_cast<double>(rules.limits.timed_call_grace_s);
     request.doing = "running the method on a " + draw->dataset + " draw in the energy window";
-    GoResult result;
-    if (std::optional<CallFailure> failure = Go(worker, request, rules.draw.test, &result)) {
+    WindowResult result;
+    if (std::optional<CallFailure> failure = RunWindow(worker, request, rules.draw.test, &result)) {
       return Status::Unavailable(failure->message);
     }
     int64_t correct = 0;
@@ -142,15 +142,15 @@ Status Measure(const EnergyInputs& in, const BoardOpener& open, EnergyOutcome* o
             static_cast<double>(rules.limits.import_s), "importing the method file", &reply)) {
       return Status::Unavailable(failure->message);
     }
-    GoRequest warm_request;
+    WindowRequest warm_request;
     warm_request.draw = &*warm;
     warm_request.timeout_s = static_cast<double>(rules.limits.later_warmup_max_call_ms) / 1e3;
     warm_request.stage_s = static_cast<double>(rules.limits.stage_s);
     warm_request.doing =
         "running the method on the untimed warm-up on a " + warm->dataset + " draw";
-    GoResult warm_result;
+    WindowResult warm_result;
     if (std::optional<CallFailure> failure =
-            Go(worker, warm_request, rules.draw.test, &warm_result)) {
+            RunWindow(worker, warm_request, rules.draw.test, &warm_result)) {
       return Status::Unavailable(failure->message);
     }
     RATCHET_RETURN_IF_ERROR(meter.Idle("idle 3"));

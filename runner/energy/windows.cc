@@ -152,14 +152,15 @@ Status WindowMeter::Control(const EmptyInputs& empty) {
     int64_t calls = 0;
     while (calls < e.energy_min_calls || SecondsSince(start) < e.control_window_s) {
       if (interrupted()) return Interrupted();
-      GoRequest request;
+      WindowRequest request;
       request.empty = &empty;
       request.null_method = true;
       request.collect = false;
       request.timeout_s = static_cast<double>(rules_.limits.null_call_s);
       request.doing = "running the empty method in the control window";
-      GoResult result;
-      if (std::optional<CallFailure> failure = Go(worker_, request, rules_.draw.test, &result)) {
+      WindowResult result;
+      if (std::optional<CallFailure> failure =
+              RunWindow(worker_, request, rules_.draw.test, &result)) {
         return Status::Unavailable(failure->message);
       }
       ++calls;

@@ -16,7 +16,7 @@
 #include "energy/board.h"
 #include "energy/column.h"
 #include "rules/rule_set.h"
-#include "scorer/go.h"
+#include "scorer/window.h"
 #include "scorer/worker_process.h"
 
 namespace ratchet {

@@ -59,7 +59,7 @@ class InputBuffer {
   // for the worker's fd 5: mmap(PROT_WRITE, MAP_SHARED) on it fails with EACCES.
   Result<UniqueFd> ReadOnlyFd() const;
 
-  // The copies a write of the three inputs makes (see CopyCrew); Internal when a count does not
+  // The copies a write of the three inputs makes (see CopyThreads); Internal when a count does not
   // match the layout.
   Result<std::vector<CopyPiece>> Pieces(const float* train_x, size_t train_x_count,
                                         const int64_t* train_y, size_t train_y_count,

@@ -39,6 +39,25 @@ enum class Pairing { kOnGpu, kNever, kAlways };
 // Another value is an error that names the variable.
 Result<Pairing> PairingFromEnvironment();
 
+struct CallRecord;
+
+// What a run tells its caller while it goes; the caller decides what a person sees. Every call
+// comes from the run's own thread.
+class RunObserver {
+ public:
+  virtual ~RunObserver() = default;
+  // Once, with the first worker's hello, before the first window: work of the caller's that may
+  // overlap the worker's start-up but must be done before any call is made (the contract, which
+  // takes the board's facts from the hello). An error ends the run with it. When the first call
+  // fails before it has a hello to give (or one from a worker that is not its sandbox user), it
+  // is called with null before the call is recorded, its error ignored.
+  virtual Status BeforeFirstWindow(const Json* hello) = 0;
+  // The first worker's hello: where the method runs.
+  virtual void FirstWorker(const Json& hello) = 0;
+  // A call is complete, its worker gone: `number` (from 1) of `count`.
+  virtual void CallComplete(size_t number, size_t count, const CallRecord& record) = 0;
+};
+
 struct RunInputs {
   Submission submission;
   int64_t band_bp = 0;
@@ -47,14 +66,10 @@ struct RunInputs {
   std::vector<std::string> covered;  // dataset folders hidden from every worker
   std::string python;                // the interpreter for worker.py (Python submissions)
   const RuleSet* rules = nullptr;
-  // Set by a signal handler; checked between steps. A run that sees it stops as interrupted.
+  // Set by a signal handler; checked between calls. A run that sees it stops as interrupted.
   const std::atomic<bool>* interrupted = nullptr;
-  // Called once, with the first worker's hello, before the first window: work of the caller's
-  // that may overlap the worker's start-up but must be done before any call is made (the
-  // contract, which takes the board's facts from the hello). An error ends the run with it.
-  // When the first call fails before it has a hello to give (or one from a worker that is not
-  // its sandbox user), it is called with null before the call is recorded, its error ignored.
-  std::function<Status(const Json& hello)> before_first_window;
+  // Told what happens as the run goes (may be null).
+  RunObserver* observer = nullptr;
   Pairing pairing = Pairing::kOnGpu;
   // The contract's board is a GPU (found through NVML before any worker starts).
   bool board_is_gpu = false;
@@ -95,9 +110,6 @@ struct RunOutcome {
   std::vector<Problem> problems() const;
 };
 
-// Lines of progress for a person (the caller decides where they go).
-using ProgressSink = std::function<void(const std::string& line)>;
-
 // Where a worker finds the submission, relative to its folder: a fixed name in a folder of its
 // own, whatever the file was called.
 inline constexpr char kPythonSubmissionFile[] = "submission/method.py";
@@ -109,10 +121,11 @@ std::string SubmissionEntry(const Submission& submission);
 Result<WorkerLaunch> LaunchFor(const Submission& submission, const RuleSet& rules,
                                const std::vector<std::string>& covered, const std::string& python);
 
-// A harness failure before any call (a missing dataset, a worker program that is absent) is an
+// Scores one run of the submission: its plan, its calls (scorer/run_loop.h), the judge. A
+// harness failure before any call (a missing dataset, a worker program that is absent) is an
 // error Status; one during a call is the outcome's harness_failure; anything the method does is
 // in the outcome.
-Result<RunOutcome> ScoreOnce(const RunInputs& inputs, const ProgressSink& say);
+Result<RunOutcome> ScoreRun(const RunInputs& inputs);
 
 }  // namespace ratchet
 

@@ -158,8 +158,8 @@ Result<std::string> MakeWorkerFolder(const std::vector<std::string>& copies,
     if (DescribeSandbox().full) {
       const std::string options =
           "size=" + std::to_string(folder_bytes) + ",nr_inodes=65536,mode=0700";
-      if (mount("ratchet-worker", folder.c_str(), "tmpfs", MS_NOSUID | MS_NODEV,
-                options.c_str()) != 0) {
+      if (mount("ratchet-worker", folder.c_str(), "tmpfs", MS_NOSUID | MS_NODEV, options.c_str()) !=
+          0) {
         return Status::IOError("mount a tmpfs (" + options + ") at " + folder, errno);
       }
     }
@@ -348,8 +348,8 @@ std::optional<CallFailure> WorkerProcess::Answered(Result<Frame> frame, double t
   }
   if (!ok->get<bool>()) {
     if (std::optional<CallFailure> limit = LimitHit()) {
-      limit->message += " (while " + doing + "; the method failed:\n" +
-                        text("error", "(no error text)") + ")";
+      limit->message +=
+          " (while " + doing + "; the method failed:\n" + text("error", "(no error text)") + ")";
       return limit;
     }
     const std::string kind = text("kind", "method");
@@ -420,6 +420,8 @@ void WorkerProcess::Close() {
     folder_.clear();
   }
 }
+
+uint64_t WorkerProcess::buffer_bytes() const { return buffer_->bytes(); }
 
 WorkerProcess::~WorkerProcess() {
   Close();

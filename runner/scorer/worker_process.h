@@ -18,17 +18,9 @@
 #include "rules/rule_set.h"
 #include "sandbox/cgroup.h"
 #include "sandbox/policy.h"
+#include "scorer/call_worker.h"
 
 namespace ratchet {
-
-// A call that cannot be scored: `rule` is a rule id (crash, timeout, import, output, memory,
-// processes, disk, ...).
-// `harness` marks failures that are ratchet's or the machine's, never the method's (exit 3).
-struct CallFailure {
-  std::string rule;
-  std::string message;
-  bool harness = false;
-};
 
 // A file placed in an untrusted process's folder from bytes ratchet holds (the submission, read
 // once, so that what was checked is what runs and what the evidence keeps).
@@ -41,13 +33,13 @@ struct FolderFile {
 inline constexpr char kWorkerFolderToken[] = "{folder}";
 
 struct WorkerLaunch {
-  std::vector<std::string> argv;       // the worker program, argv[0] absolute
-  std::vector<std::string> copies;     // files copied into the worker's folder (by base name)
-  std::vector<FolderFile> files;       // and files given by their bytes
-  std::vector<std::string> covered;    // dataset folders hidden from the worker
+  std::vector<std::string> argv;          // the worker program, argv[0] absolute
+  std::vector<std::string> copies;        // files copied into the worker's folder (by base name)
+  std::vector<FolderFile> files;          // and files given by their bytes
+  std::vector<std::string> covered;       // dataset folders hidden from the worker
   std::vector<std::string> view_folders;  // read-only folders it needs beyond the view's base
-  std::string path_first;              // a folder put first on its PATH (the interpreter's bin)
-  std::vector<std::string> extra_env;  // added to the scrubbed environment
+  std::string path_first;                 // a folder put first on its PATH (the interpreter's bin)
+  std::vector<std::string> extra_env;     // added to the scrubbed environment
   int64_t train = 0, test = 0, dims = 0;
   uint32_t max_header = 0, max_reply_bytes = 0;
   size_t log_bytes = 0;  // the tail of the worker's output that is kept
@@ -56,32 +48,35 @@ struct WorkerLaunch {
   RuleSet::Sandbox limits;
 };
 
-class WorkerProcess {
+class WorkerProcess : public CallWorker {
  public:
   // Creates the worker's folder, input buffer and pipes, and spawns it as `uid` (one of
   // kWorkerUids; under a partial sandbox it keeps ratchet's). Errors are the harness's.
   static Result<std::unique_ptr<WorkerProcess>> Start(const WorkerLaunch& launch,
                                                       uid_t uid = kSandboxUid);
-  ~WorkerProcess();  // Close()
+  ~WorkerProcess() override;  // Close()
 
   // The worker's folder (where `copies` went).
-  const std::string& folder() const { return folder_; }
+  const std::string& folder() const override { return folder_; }
   InputBuffer& buffer() { return *buffer_; }
+  uint64_t buffer_bytes() const override;
 
   // Sends a command; a reply with "ok": false becomes a CallFailure whose rule follows the
   // reply's "kind" (import -> import, output -> output, anything else -> crash). `doing`
   // completes "timed out while ...".
   // `spin`: wait for the reply without sleeping (Deadline::Spinning).
   std::optional<CallFailure> Request(const Json& command, double timeout_s,
-                                     const std::string& doing, Frame* reply, bool spin = false);
+                                     const std::string& doing, Frame* reply,
+                                     bool spin = false) override;
   // Request in two halves, for a worker started ahead of its call: the command is sent at once,
   // its reply read later. A failure of either is what Request would have returned.
-  std::optional<CallFailure> Send(const Json& command, double timeout_s, const std::string& doing);
+  std::optional<CallFailure> Send(const Json& command, double timeout_s,
+                                  const std::string& doing) override;
   std::optional<CallFailure> Receive(double timeout_s, const std::string& doing, Frame* reply,
-                                     bool spin = false);
+                                     bool spin = false) override;
   // Whether a reply waits to be read now, or within `timeout_s` (Receive would then not wait
   // for the worker).
-  bool ReplyWaiting(double timeout_s = 0) const {
+  bool ReplyWaiting(double timeout_s = 0) const override {
     return channel_ && channel_->ReplyWaiting(timeout_s);
   }
 
@@ -91,37 +86,41 @@ class WorkerProcess {
   // worker that has no method loaded, whose only process is the one ratchet started) the group
   // alone, which spares a search of every process of the machine. Every signal is sent even when
   // one fails; the first error is returned. Nothing to do once closed.
-  Status Freeze(bool stop, bool whole_uid = true);
+  Status Freeze(bool stop, bool whole_uid = true) override;
   // After Freeze(true): returns once every thread of those processes is stopped (AwaitStopped).
-  Status AwaitFrozen(double timeout_s, bool whole_uid = true);
+  Status AwaitFrozen(double timeout_s, bool whole_uid = true) override;
   // The uid the worker runs as.
-  uid_t uid() const { return uid_; }
+  uid_t uid() const override { return uid_; }
   // The worker's pid (its process group), or -1 once closed.
   pid_t pid() const { return pid_; }
+  bool running() const override { return pid_ != -1; }
 
   // Kills the worker's process group and, under the full sandbox, every process of the sandbox
   // user, returning once each is gone or exiting (StopSandboxProcesses): from then on nothing of
   // the method runs, and another worker may start while these finish dying. Close() then waits
   // for the worker's own process. The error, if any, is StopSandboxProcesses' (a process of the
   // uid that did not begin to exit); a second call does nothing and returns Ok.
-  Status Kill();
+  Status Kill() override;
   // Kills the worker (unless Kill() did), waits for it, and keeps its log; idempotent. After
   // Kill(), Close() only waits: another worker of the sandbox user may be running by then.
-  void Close();
+  void Close() override;
   // The kept tail of what the worker printed, and how many bytes it printed in all.
-  std::string log() const;
-  uint64_t log_total_bytes() const;
+  std::string log() const override;
+  uint64_t log_total_bytes() const override;
   // The worker's exit as "exit N" / "signal N" once closed ("running" before).
-  std::string exit_description() const { return exit_description_; }
+  std::string exit_description() const override { return exit_description_; }
 
   // The limit of WorkerLaunch::limits the worker went past, as the failure that names it:
   // `memory` (the kernel killed a process of it at the memory limit), `processes` (a fork or a
   // thread was refused at the process limit), `disk` (its folder is full, or it was killed for
   // writing a file past the largest size). nullopt when none (or the worker has no group: a
   // partial sandbox). A request that fails after a limit was hit fails with the limit's rule.
-  std::optional<CallFailure> LimitHit() const;
+  std::optional<CallFailure> LimitHit() const override;
   // What the worker's group counted so far: {"memory_peak_bytes", "cpu_ms"}; empty without one.
-  Json GroupUsageJson() const;
+  Json GroupUsageJson() const override;
+  // One window of the protocol (scorer/window.h's RunWindow).
+  std::optional<CallFailure> RunWindow(const WindowRequest& request, int64_t test_rows,
+                                       WindowResult* result) override;
 
  private:
   WorkerProcess() = default;

@@ -268,6 +268,43 @@ Status ScoringSession::WriteContract(const Json* hello) {
   return probe;
 }
 
+namespace {
+
+// A run's progress as lines for a person, and the contract written before its first window.
+class RunProgress : public RunObserver {
+ public:
+  RunProgress(ScoringSession* session, std::ostream& out) : session_(session), out_(out) {}
+
+  Status BeforeFirstWindow(const Json* hello) override { return session_->WriteContract(hello); }
+
+  void FirstWorker(const Json& hello) override {
+    const SandboxInfo sandbox = DescribeSandbox();
+    out_ << "  " << TextOr(hello, "device_name") << ", torch " << TextOr(hello, "torch")
+         << ", sandbox "
+         << (sandbox.full ? "on" : "partial (" + sandbox.partial_reason + "): not an official time")
+         << "\n";
+    out_.flush();
+  }
+
+  void CallComplete(size_t number, size_t count, const CallRecord& record) override {
+    out_ << "  call " << (number < 10 ? " " : "") << number << "/" << count << ": "
+         << FormatFixed(record.ms, 3, true) << " ms, scorer's clock "
+         << FormatFixed(std::max(0.0, record.parent_ms - record.overhead_ms), 3, true) << " ms\n";
+    out_.flush();
+  }
+
+ private:
+  static std::string TextOr(const Json& hello, const char* key) {
+    auto it = hello.find(key);
+    return it != hello.end() && it->is_string() ? it->get<std::string>() : "?";
+  }
+
+  ScoringSession* session_;
+  std::ostream& out_;
+};
+
+}  // namespace
+
 Result<RecordResult> ScoringSession::Score(const RecordSpec& record, int runs, int first_run) {
   RecordResult result;
   result.id = record.id;
@@ -312,13 +349,11 @@ Result<RecordResult> ScoringSession::Score(const RecordSpec& record, int runs, i
     inputs.python = python_;
     inputs.rules = &rules_;
     inputs.interrupted = &g_interrupted;
-    inputs.before_first_window = [this](const Json& hello) { return WriteContract(&hello); };
+    RunProgress progress(this, context_.out);
+    inputs.observer = &progress;
     inputs.pairing = pairing_;
     inputs.board_is_gpu = device_kind() == "cuda";
-    Result<RunOutcome> outcome = ScoreOnce(inputs, [&](const std::string& line) {
-      context_.out << line << "\n";
-      context_.out.flush();
-    });
+    Result<RunOutcome> outcome = ScoreRun(inputs);
     if (!outcome.ok()) {
       result.harness_error = outcome.status();
       result.qualified = false;

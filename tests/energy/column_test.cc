@@ -5,7 +5,7 @@
 
 #include <gtest/gtest.h>
 
-#include "audit/energy.h"
+#include "audit/energy_column.h"
 #include "audit/fields.h"
 #include "audit/testdata.h"
 

@@ -12,7 +12,7 @@
 #include <sstream>
 #include <thread>
 
-#include "audit/energy.h"
+#include "audit/energy_column.h"
 #include "audit/fields.h"
 #include "core/file.h"
 #include "data/locate.h"

@@ -258,7 +258,8 @@ TEST(ScoreCommandTest, WorkersOfLaterCallsStartAheadFrozenAndOutOfReach) {
     const Json& call = calls[i];
     // A Python worker's start runs four calls ahead, while there are calls to come.
     EXPECT_EQ(call["phases"]["frozen_ahead"], std::min<size_t>(4, calls.size() - 1 - i)) << i;
-    // On the CPU the parent writes the inputs alone, through the caches (a GPU's crew streams).
+    // On the CPU the parent writes the inputs alone, through the caches (a GPU's copy threads
+    // stream).
     EXPECT_EQ(call["phases"]["write_threads"], 1) << i;
     EXPECT_EQ(call["phases"]["write_stores"], "cached") << i;
     if (i > 0) {

@@ -192,8 +192,8 @@ TEST_F(ViewTest, NoCgroupHierarchyListsTheMachinesProcesses) {
   EXPECT_NE(log.find("VIEW cgroup process lists 0\n"), std::string::npos) << log << last_.err;
 }
 
-// A worker's own folder is a tmpfs of the rule set's sandbox.folder_bytes: what it writes there is bounded and
-// never reaches the machine's disk.
+// A worker's own folder is a tmpfs of the rule set's sandbox.folder_bytes: what it writes there is
+// bounded and never reaches the machine's disk.
 TEST_F(ViewTest, TheWorkersFolderIsABoundedTmpfs) {
   const std::string probe =
       "import os, sys\n\ndef method(train_x, train_y, test_x):\n"
@@ -204,8 +204,7 @@ TEST_F(ViewTest, TheWorkersFolderIsABoundedTmpfs) {
   const std::string out = Score("folder_size.py", probe);
   const std::string log = FirstLog(out, "folder_size");
   const int64_t folder_bytes = FastRulesJson()["sandbox"]["folder_bytes"].get<int64_t>();
-  EXPECT_NE(log.find("VIEW folder bytes " + std::to_string(folder_bytes) + "\n"),
-            std::string::npos)
+  EXPECT_NE(log.find("VIEW folder bytes " + std::to_string(folder_bytes) + "\n"), std::string::npos)
       << log << last_.err;
 }
 

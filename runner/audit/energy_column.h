@@ -2,8 +2,8 @@
 // column re-derived from them by the scorer's own function (energy/column.h), so that every
 // figure a record gives compares to the bit; the telemetry reference is judged against the rule
 // set's bands, not the record's.
-#ifndef RATCHET_AUDIT_ENERGY_H_
-#define RATCHET_AUDIT_ENERGY_H_
+#ifndef RATCHET_AUDIT_ENERGY_COLUMN_H_
+#define RATCHET_AUDIT_ENERGY_COLUMN_H_
 
 #include <cstdint>
 #include <optional>
@@ -27,4 +27,4 @@ std::optional<EnergyColumn> AuditEnergy(const Json& energy, const std::string& p
 
 }  // namespace ratchet
 
-#endif  // RATCHET_AUDIT_ENERGY_H_
+#endif  // RATCHET_AUDIT_ENERGY_COLUMN_H_

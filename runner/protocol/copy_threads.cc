@@ -1,4 +1,4 @@
-#include "protocol/copy_crew.h"
+#include "protocol/copy_threads.h"
 
 #include <sched.h>
 
@@ -69,19 +69,19 @@ size_t CopyBytes(unsigned char* to, const unsigned char* from, size_t bytes, Sto
   return 0;
 }
 
-int CopyCrew::HelpersFor(unsigned cores) {
+int CopyThreads::HelpersFor(unsigned cores) {
   if (cores < 8) return 0;
   return static_cast<int>(std::min(3u, cores / 4 - 1));
 }
 
-unsigned CopyCrew::UsableCores() {
+unsigned CopyThreads::UsableCores() {
   cpu_set_t set;
   CPU_ZERO(&set);
   if (sched_getaffinity(0, sizeof(set), &set) == 0) return static_cast<unsigned>(CPU_COUNT(&set));
   return std::max(1u, std::thread::hardware_concurrency());
 }
 
-CopyCrew::CopyCrew(int helpers, Stores stores) : stores_(EffectiveStores(stores)) {
+CopyThreads::CopyThreads(int helpers, Stores stores) : stores_(EffectiveStores(stores)) {
   share_state_.reset(new std::atomic<int>[static_cast<size_t>(std::max(0, helpers)) + 1]);
   stall_us_.assign(2 * (static_cast<size_t>(std::max(0, helpers)) + 1), 0);
   for (int i = 1; i <= helpers; ++i) {
@@ -95,9 +95,9 @@ CopyCrew::CopyCrew(int helpers, Stores stores) : stores_(EffectiveStores(stores)
   }
 }
 
-CopyCrew::~CopyCrew() { Stop(); }
+CopyThreads::~CopyThreads() { Stop(); }
 
-void CopyCrew::Stop() {
+void CopyThreads::Stop() {
   stopping_.store(true, std::memory_order_relaxed);
   {
     std::lock_guard<std::mutex> lock(mutex_);
@@ -109,12 +109,12 @@ void CopyCrew::Stop() {
   }
 }
 
-void CopyCrew::Settle() {
+void CopyThreads::Settle() {
   if (threads_.empty() || armed_ || !copied_once_) return;
   while (done_.load(std::memory_order_acquire) < helpers()) Pause();
 }
 
-void CopyCrew::Arm() {
+void CopyThreads::Arm() {
   if (threads_.empty() || armed_) return;
   Settle();
   ready_.store(0, std::memory_order_relaxed);
@@ -129,7 +129,7 @@ void CopyCrew::Arm() {
   armed_ = true;
 }
 
-void CopyCrew::Copy(const CopyPiece* pieces, size_t count) {
+void CopyThreads::Copy(const CopyPiece* pieces, size_t count) {
   Settle();  // no helper of the last copy reads what follows while it changes
   streamed_.store(0, std::memory_order_relaxed);
   pieces_ = pieces;
@@ -176,7 +176,7 @@ void CopyCrew::Copy(const CopyPiece* pieces, size_t count) {
   copied_once_ = true;
 }
 
-void CopyCrew::Help(int index) {
+void CopyThreads::Help(int index) {
   uint64_t seen = 0;
   while (true) {
     {
@@ -201,13 +201,13 @@ void CopyCrew::Help(int index) {
   }
 }
 
-void CopyCrew::StallForTesting(int index, bool before_taking, int64_t microseconds) {
+void CopyThreads::StallForTesting(int index, bool before_taking, int64_t microseconds) {
   if (index >= 0 && index <= helpers()) {
     stall_us_[2 * index + (before_taking ? 1 : 0)] = microseconds;
   }
 }
 
-void CopyCrew::Stall(int index, bool before_taking) const {
+void CopyThreads::Stall(int index, bool before_taking) const {
   const int64_t us = stall_us_[2 * index + (before_taking ? 1 : 0)];
   if (us <= 0) return;
   if (index > 0) {
@@ -224,7 +224,7 @@ void CopyCrew::Stall(int index, bool before_taking) const {
   }
 }
 
-CopyCrew::Share CopyCrew::ShareOf(int index, int threads, size_t total) {
+CopyThreads::Share CopyThreads::ShareOf(int index, int threads, size_t total) {
   const size_t parts = static_cast<size_t>(std::max(1, threads));
   size_t share = (total + parts - 1) / parts;
   share = (share + kShareAlignment - 1) / kShareAlignment * kShareAlignment;
@@ -232,7 +232,7 @@ CopyCrew::Share CopyCrew::ShareOf(int index, int threads, size_t total) {
   return Share{begin, std::min(total, begin + share)};
 }
 
-void CopyCrew::CopyShare(int index) const {
+void CopyThreads::CopyShare(int index) const {
   auto [begin, end] = ShareOf(index, static_cast<int>(threads_.size()) + 1, total_bytes_);
   size_t at = 0;  // where the current piece starts, end to end
   size_t streamed = 0;

@@ -1,4 +1,4 @@
-#include "protocol/copy_crew.h"
+#include "protocol/copy_threads.h"
 
 #include <gtest/gtest.h>
 
@@ -14,23 +14,23 @@
 namespace ratchet {
 namespace {
 
-TEST(CopyCrewTest, HelpersOnlyWhereTheMethodLeavesCoresIdle) {
-  EXPECT_EQ(CopyCrew::HelpersFor(1), 0);
-  EXPECT_EQ(CopyCrew::HelpersFor(2), 0);  // the development machine: the cores are the method's
-  EXPECT_EQ(CopyCrew::HelpersFor(7), 0);
-  EXPECT_EQ(CopyCrew::HelpersFor(8), 1);
-  EXPECT_EQ(CopyCrew::HelpersFor(12), 2);
-  EXPECT_EQ(CopyCrew::HelpersFor(16), 3);  // the H200 host: four threads write
-  EXPECT_EQ(CopyCrew::HelpersFor(128), 3);
-  EXPECT_GE(CopyCrew::UsableCores(), 1u);
+TEST(CopyThreadsTest, HelpersOnlyWhereTheMethodLeavesCoresIdle) {
+  EXPECT_EQ(CopyThreads::HelpersFor(1), 0);
+  EXPECT_EQ(CopyThreads::HelpersFor(2), 0);  // the development machine: the cores are the method's
+  EXPECT_EQ(CopyThreads::HelpersFor(7), 0);
+  EXPECT_EQ(CopyThreads::HelpersFor(8), 1);
+  EXPECT_EQ(CopyThreads::HelpersFor(12), 2);
+  EXPECT_EQ(CopyThreads::HelpersFor(16), 3);  // the H200 host: four threads write
+  EXPECT_EQ(CopyThreads::HelpersFor(128), 3);
+  EXPECT_GE(CopyThreads::UsableCores(), 1u);
 }
 
-TEST(CopyCrewTest, EveryThreadGetsItsOwnAlignedShareAndTogetherEveryByte) {
+TEST(CopyThreadsTest, EveryThreadGetsItsOwnAlignedShareAndTogetherEveryByte) {
   for (int threads : {1, 2, 3, 4}) {
     for (size_t total : {size_t{0}, size_t{10}, size_t{64}, size_t{4880000}, size_t{4880001}}) {
       size_t next = 0;
       for (int index = 0; index < threads; ++index) {
-        CopyCrew::Share share = CopyCrew::ShareOf(index, threads, total);
+        CopyThreads::Share share = CopyThreads::ShareOf(index, threads, total);
         EXPECT_EQ(share.begin, next)
             << threads << " threads, " << total << " bytes, thread " << index;
         EXPECT_LE(share.begin, share.end);
@@ -43,8 +43,8 @@ TEST(CopyCrewTest, EveryThreadGetsItsOwnAlignedShareAndTogetherEveryByte) {
     }
   }
   // The standard draw's 4,880,000 bytes: the helpers get work, not thread 0 all of it.
-  CopyCrew::Share first = CopyCrew::ShareOf(0, 4, 4880000);
-  CopyCrew::Share last = CopyCrew::ShareOf(3, 4, 4880000);
+  CopyThreads::Share first = CopyThreads::ShareOf(0, 4, 4880000);
+  CopyThreads::Share last = CopyThreads::ShareOf(3, 4, 4880000);
   EXPECT_EQ(first.end - first.begin, 1220032u);
   EXPECT_EQ(last.end - last.begin, 4880000u - 3 * 1220032u);
 }
@@ -75,64 +75,64 @@ struct Pieces {
 };
 
 // Parameters: the helpers, and the stores.
-class CopyCrewCopies : public ::testing::TestWithParam<std::tuple<int, Stores>> {
+class CopyThreadsCopies : public ::testing::TestWithParam<std::tuple<int, Stores>> {
  protected:
   int helpers() const { return std::get<0>(GetParam()); }
   Stores stores() const { return std::get<1>(GetParam()); }
 };
 
-TEST_P(CopyCrewCopies, EveryByteOfEveryPieceOnEveryCopy) {
-  CopyCrew crew(helpers(), stores());
-  EXPECT_EQ(crew.helpers(), helpers());
-  EXPECT_EQ(crew.threads(), helpers() + 1);
-  EXPECT_EQ(crew.stores(), EffectiveStores(stores()));
+TEST_P(CopyThreadsCopies, EveryByteOfEveryPieceOnEveryCopy) {
+  CopyThreads copy_threads(helpers(), stores());
+  EXPECT_EQ(copy_threads.helpers(), helpers());
+  EXPECT_EQ(copy_threads.threads(), helpers() + 1);
+  EXPECT_EQ(copy_threads.stores(), EffectiveStores(stores()));
   Pieces pieces({2400001, 80003, 127});
   std::vector<CopyPiece> plan = pieces.Plan();
   for (unsigned round = 0; round < 20; ++round) {
-    crew.Settle();  // the sources change only once the last copy is settled
+    copy_threads.Settle();  // the sources change only once the last copy is settled
     pieces.Fill(round);
-    if (round % 2 == 0) crew.Arm();  // as before a window; Copy arms by itself otherwise
-    crew.Copy(plan.data(), plan.size());
+    if (round % 2 == 0) copy_threads.Arm();  // as before a window; Copy arms by itself otherwise
+    copy_threads.Copy(plan.data(), plan.size());
     for (size_t p = 0; p < plan.size(); ++p) {
       ASSERT_EQ(pieces.to[p], pieces.from[p]) << "piece " << p << ", round " << round;
     }
-    // Every thread wrote its share the crew's way: with streaming stores all but the few bytes
-    // at the ends of each thread's part of each piece. A helper's share counts twice when the
+    // Every thread wrote its share the copy threads' way: with streaming stores all but the few
+    // bytes at the ends of each thread's part of each piece. A helper's share counts twice when the
     // caller overtook a helper the system held back (on a busy machine), so at most every
     // helper's share twice and the caller's once.
-    crew.Settle();
+    copy_threads.Settle();
     const size_t total = 2400001 + 80003 + 127;
-    if (crew.stores() == Stores::kStreaming) {
-      EXPECT_GT(crew.StreamedBytesForTesting(), total - 2 * 64 * 3 * crew.threads())
+    if (copy_threads.stores() == Stores::kStreaming) {
+      EXPECT_GT(copy_threads.StreamedBytesForTesting(), total - 2 * 64 * 3 * copy_threads.threads())
           << "round " << round;
-      const CopyCrew::Share own = CopyCrew::ShareOf(0, crew.threads(), total);
-      EXPECT_LE(crew.StreamedBytesForTesting(), 2 * total - (own.end - own.begin))
+      const CopyThreads::Share own = CopyThreads::ShareOf(0, copy_threads.threads(), total);
+      EXPECT_LE(copy_threads.StreamedBytesForTesting(), 2 * total - (own.end - own.begin))
           << "round " << round;
     } else {
-      EXPECT_EQ(crew.StreamedBytesForTesting(), 0u) << "round " << round;
+      EXPECT_EQ(copy_threads.StreamedBytesForTesting(), 0u) << "round " << round;
     }
   }
 }
 
-TEST_P(CopyCrewCopies, ACopySmallerThanOneShareEach) {
-  CopyCrew crew(helpers(), stores());
+TEST_P(CopyThreadsCopies, ACopySmallerThanOneShareEach) {
+  CopyThreads copy_threads(helpers(), stores());
   Pieces pieces({3, 0, 5});
   pieces.Fill(1);
   std::vector<CopyPiece> plan = pieces.Plan();
-  crew.Copy(plan.data(), plan.size());
+  copy_threads.Copy(plan.data(), plan.size());
   EXPECT_EQ(pieces.to[0], pieces.from[0]);
   EXPECT_EQ(pieces.to[2], pieces.from[2]);
 }
 
-TEST_P(CopyCrewCopies, NothingOutsideThePiecesIsWritten) {
-  CopyCrew crew(helpers(), stores());
+TEST_P(CopyThreadsCopies, NothingOutsideThePiecesIsWritten) {
+  CopyThreads copy_threads(helpers(), stores());
   // One buffer with a guard band before and after each piece's destination.
   std::vector<unsigned char> from(1000), to(1000 + 3 * 64 + 64, 0xEE);
   std::iota(from.begin(), from.end(), 0);
   std::vector<CopyPiece> plan = {{to.data() + 64, from.data(), 500},
                                  {to.data() + 64 + 500 + 64, from.data() + 500, 300},
                                  {to.data() + 64 + 800 + 128, from.data() + 800, 200}};
-  crew.Copy(plan.data(), plan.size());
+  copy_threads.Copy(plan.data(), plan.size());
   for (size_t i = 0; i < to.size(); ++i) {
     const bool inside = (i >= 64 && i < 564) || (i >= 628 && i < 928) || (i >= 992 && i < 1192);
     if (!inside) {
@@ -144,16 +144,16 @@ TEST_P(CopyCrewCopies, NothingOutsideThePiecesIsWritten) {
   EXPECT_EQ(0, std::memcmp(to.data() + 992, from.data() + 800, 200));
 }
 
-TEST_P(CopyCrewCopies, ArmedAndNeverUsedItStillEnds) {
-  // A crew armed before a window that never opened (the call failed in between): its helpers
+TEST_P(CopyThreadsCopies, ArmedAndNeverUsedItStillEnds) {
+  // Copy threads armed before a window that never opened (the call failed in between): its helpers
   // spin for a copy that does not come, and the destructor must end them.
-  auto crew = std::make_unique<CopyCrew>(helpers(), stores());
-  crew->Arm();
-  crew.reset();
+  auto copy_threads = std::make_unique<CopyThreads>(helpers(), stores());
+  copy_threads->Arm();
+  copy_threads.reset();
   SUCCEED();
 }
 
-INSTANTIATE_TEST_SUITE_P(HelpersAndStores, CopyCrewCopies,
+INSTANTIATE_TEST_SUITE_P(HelpersAndStores, CopyThreadsCopies,
                          ::testing::Combine(::testing::Values(0, 1, 3),
                                             ::testing::Values(Stores::kCached, Stores::kStreaming)),
                          [](const ::testing::TestParamInfo<std::tuple<int, Stores>>& info) {
@@ -207,34 +207,34 @@ TEST(CopyBytesTest, EveryAlignmentAndLengthCopiesExactlyTheBytes) {
 // A helper the system stops (here: one that sleeps) costs the copy about one share, not as long
 // as it is stopped, whether it stalls before taking its share or while it holds it; Settle waits
 // for it, and the next copy is whole.
-TEST(CopyCrewStallTest, AStalledHelperDoesNotHoldTheCopy) {
+TEST(CopyThreadsStallTest, AStalledHelperDoesNotHoldTheCopy) {
   for (bool before_taking : {true, false}) {
-    CopyCrew crew(2, Stores::kStreaming);
+    CopyThreads copy_threads(2, Stores::kStreaming);
     Pieces pieces({2400001, 80003, 2400000});
     std::vector<CopyPiece> plan = pieces.Plan();
-    crew.StallForTesting(2, before_taking, 2000000);  // 2 s
+    copy_threads.StallForTesting(2, before_taking, 2000000);  // 2 s
     // After its own share the caller waits (at most 0.3 s) until the helpers have taken their
     // shares: the one not stalled before taking it then holds it.
-    crew.StallForTesting(0, false, 300000);
+    copy_threads.StallForTesting(0, false, 300000);
     pieces.Fill(1);
-    crew.Arm();
+    copy_threads.Arm();
     const auto started = std::chrono::steady_clock::now();
-    crew.Copy(plan.data(), plan.size());
+    copy_threads.Copy(plan.data(), plan.size());
     const auto copied = std::chrono::steady_clock::now();
     for (size_t p = 0; p < plan.size(); ++p) ASSERT_EQ(pieces.to[p], pieces.from[p]) << p;
     EXPECT_LT(copied - started, std::chrono::milliseconds(1000))
         << (before_taking ? "stalled before taking its share" : "stalled holding its share");
-    crew.Settle();
+    copy_threads.Settle();
     EXPECT_GE(std::chrono::steady_clock::now() - started, std::chrono::milliseconds(1800))
         << "Settle returned before the stalled helper was done";
     // The share the caller overtook was streamed by both, and counts twice.
-    if (!before_taking && crew.stores() == Stores::kStreaming) {
-      EXPECT_GT(crew.StreamedBytesForTesting(), size_t{2400001 + 80003 + 2400000});
+    if (!before_taking && copy_threads.stores() == Stores::kStreaming) {
+      EXPECT_GT(copy_threads.StreamedBytesForTesting(), size_t{2400001 + 80003 + 2400000});
     }
-    crew.StallForTesting(2, before_taking, 0);
-    crew.StallForTesting(0, false, 0);
+    copy_threads.StallForTesting(2, before_taking, 0);
+    copy_threads.StallForTesting(0, false, 0);
     pieces.Fill(2);
-    crew.Copy(plan.data(), plan.size());
+    copy_threads.Copy(plan.data(), plan.size());
     for (size_t p = 0; p < plan.size(); ++p) ASSERT_EQ(pieces.to[p], pieces.from[p]) << p;
   }
 }

@@ -5,14 +5,14 @@
 // only the copy itself is timed.
 //
 // On a GPU the worker's copy engine reads what was written (a DMA from the pinned buffer), and
-// the crew writes with non-temporal stores (Stores::kStreaming), which go to memory past the
+// the copy threads write with non-temporal stores (Stores::kStreaming), which go to memory past the
 // caches. With ordinary stores each thread's share (about 1.2 MB) stays dirty in its core's own
 // cache, and the device's read of it took 0.16-0.49 ms (10th to 90th percentile), varying from
 // one copy to the next, against 0.12-0.19 ms after streaming stores (measured on the H200 host,
 // docs/performance.md): that variation was the largest part of the spread of the timed call's
 // unexplained time.
-#ifndef RATCHET_PROTOCOL_COPY_CREW_H_
-#define RATCHET_PROTOCOL_COPY_CREW_H_
+#ifndef RATCHET_PROTOCOL_COPY_THREADS_H_
+#define RATCHET_PROTOCOL_COPY_THREADS_H_
 
 #include <atomic>
 #include <condition_variable>
@@ -45,7 +45,7 @@ const char* StoresName(Stores stores);
 // (fenced) when it returns.
 size_t CopyBytes(unsigned char* to, const unsigned char* from, size_t bytes, Stores stores);
 
-class CopyCrew {
+class CopyThreads {
  public:
   // How many helpers a machine of `cores` usable cores gets: none below 8 (there the cores are
   // the method's), else a quarter of the cores less the caller's, at most 3 (4 threads in all:
@@ -57,10 +57,10 @@ class CopyCrew {
 
   // Starts `helpers` threads; none when the system cannot start them all. Every share is written
   // with EffectiveStores(stores), which stores() returns.
-  CopyCrew(int helpers, Stores stores);
-  CopyCrew(const CopyCrew&) = delete;
-  CopyCrew& operator=(const CopyCrew&) = delete;
-  ~CopyCrew();
+  CopyThreads(int helpers, Stores stores);
+  CopyThreads(const CopyThreads&) = delete;
+  CopyThreads& operator=(const CopyThreads&) = delete;
+  ~CopyThreads();
 
   int helpers() const { return static_cast<int>(threads_.size()); }
   int threads() const { return helpers() + 1; }
@@ -128,4 +128,4 @@ class CopyCrew {
 
 }  // namespace ratchet
 
-#endif  // RATCHET_PROTOCOL_COPY_CREW_H_
+#endif  // RATCHET_PROTOCOL_COPY_THREADS_H_

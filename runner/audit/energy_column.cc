@@ -1,4 +1,4 @@
-#include "audit/energy.h"
+#include "audit/energy_column.h"
 
 #include <algorithm>
 

@@ -1,10 +1,10 @@
-// Where a window's time went (scorer/go.h): the phases of one window from the parent's and the
+// Where a window's time went (scorer/window.h): the phases of one window from the parent's and the
 // worker's instants, and the calibration's medians of them.
 #include <gtest/gtest.h>
 
 #include <vector>
 
-#include "scorer/go.h"
+#include "scorer/window.h"
 
 namespace ratchet {
 namespace {
@@ -51,7 +51,7 @@ TEST(MedianPhases, EveryStepAndEveryOtherFigureTheWindowsAllHave) {
   EXPECT_DOUBLE_EQ(medians["stage"].get<double>(), 16.0);
   ASSERT_TRUE(medians.contains("reply_read")) << medians.dump();
   EXPECT_DOUBLE_EQ(medians["reply_read"].get<double>(), 1.0);
-  EXPECT_FALSE(medians.contains("arm")) << "no window had a crew";
+  EXPECT_FALSE(medians.contains("arm")) << "no window had copy threads";
 }
 
 TEST(MedianPhases, AFigureSomeWindowLacksIsLeftOut) {

@@ -1,4 +1,4 @@
-#include "scorer/go.h"
+#include "scorer/window.h"
 
 #include <time.h>
 
@@ -11,12 +11,12 @@
 
 namespace ratchet {
 
-Json HelloCommand(const RuleSet& rules, WorkerProcess& worker) {
+Json HelloCommand(const RuleSet& rules, const CallWorker& worker) {
   return Json{{"cmd", "hello"},
               {"train", rules.draw.train},
               {"test", rules.draw.test},
               {"dims", rules.draw.dims},
-              {"buffer_bytes", worker.buffer().bytes()}};
+              {"buffer_bytes", worker.buffer_bytes()}};
 }
 
 EmptyInputs::EmptyInputs(const RuleSet::Draw& draw)
@@ -34,8 +34,8 @@ namespace {
 constexpr const char* kPhaseNames[] = {"write",  "to_worker", "inputs",
                                        "method", "labels",    "to_parent"};
 // Beside the window's steps: before it, the `gc` round trip, the copy into the staging area and
-// (with a crew) waking the write's helper threads; inside to_parent, the reply's read from its
-// header to its last byte.
+// (with copy threads) waking the write's helper threads; inside to_parent, the reply's read from
+// its header to its last byte.
 constexpr const char* kOtherNames[] = {"collect", "stage", "arm", "reply_read"};
 }  // namespace
 
@@ -79,8 +79,8 @@ Json MedianPhases(const std::vector<Json>& windows) {
   return medians;
 }
 
-std::optional<CallFailure> Go(WorkerProcess& worker, const GoRequest& request, int64_t test_rows,
-                              GoResult* result) {
+std::optional<CallFailure> RunWindow(WorkerProcess& worker, const WindowRequest& request,
+                                     int64_t test_rows, WindowResult* result) {
   Frame reply;
   const int64_t collect_ns = MonotonicNs();
   if (request.collect) {
@@ -114,10 +114,10 @@ std::optional<CallFailure> Go(WorkerProcess& worker, const GoRequest& request, i
                                        train_y.size(), test_x.data(), test_x.size());
   if (!pieces.ok()) return CallFailure{"crash", pieces.status().message(), /*harness=*/true};
   const int64_t staged_ns = MonotonicNs();
-  if (request.crew) request.crew->Arm();
+  if (request.copy_threads) request.copy_threads->Arm();
   const int64_t opened_ns = MonotonicNs();
-  if (request.crew) {
-    request.crew->Copy(pieces->data(), pieces->size());
+  if (request.copy_threads) {
+    request.copy_threads->Copy(pieces->data(), pieces->size());
   } else {
     for (const CopyPiece& piece : *pieces) std::memcpy(piece.to, piece.from, piece.bytes);
   }
@@ -140,7 +140,7 @@ std::optional<CallFailure> Go(WorkerProcess& worker, const GoRequest& request, i
   const int64_t returned_ns = !failure && reply.complete_ns > 0 ? reply.complete_ns : MonotonicNs();
   // A helper the caller overtook may still be writing its share (the same bytes): it is done
   // before anything else writes the buffer or the staging area.
-  if (request.crew) request.crew->Settle();
+  if (request.copy_threads) request.copy_threads->Settle();
   result->parent_ms = (returned_ns - opened_ns) / 1e6;
   if (failure) return failure;
   auto ms = reply.header.find("ms");
@@ -159,9 +159,14 @@ std::optional<CallFailure> Go(WorkerProcess& worker, const GoRequest& request, i
     // Of to_parent: from the reply's header read to its last byte (a diagnostic).
     if (reply.ready_ns > 0)
       result->phases["reply_read"] = (reply.complete_ns - reply.ready_ns) / 1e6;
-    if (request.crew) result->phases["arm"] = (opened_ns - staged_ns) / 1e6;
+    if (request.copy_threads) result->phases["arm"] = (opened_ns - staged_ns) / 1e6;
   }
   return std::nullopt;
+}
+
+std::optional<CallFailure> WorkerProcess::RunWindow(const WindowRequest& request, int64_t test_rows,
+                                                    WindowResult* result) {
+  return ::ratchet::RunWindow(*this, request, test_rows, result);
 }
 
 }  // namespace ratchet

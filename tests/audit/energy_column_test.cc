@@ -1,6 +1,6 @@
 // The energy column re-derived from its windows: by hand on plain values, and to the bit on the
 // published records.
-#include "audit/energy.h"
+#include "audit/energy_column.h"
 
 #include <gtest/gtest.h>
 
