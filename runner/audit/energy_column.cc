@@ -106,7 +106,7 @@ std::optional<std::vector<EnergyWindow>> ParseWindows(const Json& list, const st
 // set makes it, every count consistent. Each departure is a finding.
 bool CheckWindows(const std::vector<EnergyWindow>& windows, const std::string& path,
                   FieldReader& reader, const RuleSet& rules) {
-  AuditResult& result = *reader.result();
+  FieldFindings& result = *reader.result();
   bool ok = true;
   std::vector<std::string> names;
   for (const EnergyWindow& w : windows) names.push_back(w.name);
@@ -206,7 +206,7 @@ void CompareInteger(const Json& energy, const std::string& path, const std::stri
 std::optional<EnergyColumn> AuditEnergy(const Json& energy, const std::string& path,
                                         FieldReader& reader, double timed_mnist_ms_median,
                                         int64_t band_bp, const RuleSet& rules) {
-  AuditResult& result = *reader.result();
+  FieldFindings& result = *reader.result();
   if (!reader.IsObject(energy, path)) return std::nullopt;
   if (!energy.contains("windows")) {
     // Not measured: the record says why, and claims no figure.

@@ -9,10 +9,10 @@
 #include <optional>
 #include <string>
 
-#include "audit/fields.h"
 #include "core/canonical_json.h"
 #include "core/status.h"
 #include "energy/column.h"
+#include "evidence/fields.h"
 #include "rules/rule_set.h"
 
 namespace ratchet {

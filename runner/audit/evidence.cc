@@ -4,10 +4,11 @@
 #include <set>
 
 #include "audit/evidence_run.h"
-#include "audit/fields.h"
 #include "audit/numbers.h"
+#include "contract/contract_view.h"
 #include "core/file.h"
 #include "data/registry.h"
+#include "evidence/fields.h"
 #include "evidence/layout.h"
 #include "evidence/reader.h"
 #include "rules/judge.h"
@@ -21,19 +22,12 @@ constexpr char kReportSchema[] = "ratchet.report/1";
 
 std::string Quoted(const std::string& text) { return "'" + text + "'"; }
 
-// The rule set the evidence was scored under, as contract.json locks it (null where missing).
-Json LockedRules(const Json& contract) {
-  const Json locked = contract.is_object() ? contract.value("locked", Json()) : Json();
-  return locked.is_object() ? locked.value("rules", Json()) : Json();
-}
-
 // The rule set the audit judges with: the one --rules gives, which must be the one the evidence
 // was scored under, or else the embedded one whose sha256 contract.json locks. Sets
 // `result->rules` to say which.
-Result<RuleSet> RulesForEvidence(const Json& contract, const std::optional<std::string>& given,
-                                 AuditResult* result) {
-  const Json locked_rules = LockedRules(contract);
-  if (!locked_rules.is_object()) {
+Result<RuleSet> RulesForEvidence(const ContractView& contract,
+                                 const std::optional<std::string>& given, AuditResult* result) {
+  if (!contract.locked_rules().ok()) {
     // A finding of its own below; the figures are still re-derived, under the rule set given
     // or the default.
     Result<RuleSet> rules = LoadRuleSet(given);
@@ -43,12 +37,12 @@ Result<RuleSet> RulesForEvidence(const Json& contract, const std::optional<std::
     }
     return rules;
   }
-  const Json sha256 = locked_rules.value("sha256", Json());
+  const Json sha256 = contract.rules_sha256().found_or_null();
   Result<const RuleSet*> embedded =
-      FindEmbeddedRuleSetBySha256(sha256.is_string() ? sha256.get<std::string>() : std::string());
+      FindEmbeddedRuleSetBySha256(contract.rules_sha256().value_or(""));
   if (!embedded.ok()) return embedded.status();
   const std::string scored_under = "the evidence was scored under the rule set " +
-                                   JsonShown(locked_rules.value("id", Json())) + " (sha256 " +
+                                   JsonShown(contract.rules_id().found_or_null()) + " (sha256 " +
                                    JsonShown(sha256) + " in contract.json)";
   const std::string give = *embedded != nullptr
                                ? "give --rules " + (*embedded)->id + ", or leave --rules out"
@@ -236,7 +230,8 @@ Status AuditEvidence(const std::string& dir, const EvidenceAuditOptions& options
                      AuditResult* result) {
   Result<EvidenceSummary> summary = ReadEvidence(dir);
   if (!summary.ok()) return summary.status();
-  Result<RuleSet> rules = RulesForEvidence(summary->contract, options.rules_path, result);
+  const ContractView contract(summary->contract);
+  Result<RuleSet> rules = RulesForEvidence(contract, options.rules_path, result);
   if (!rules.ok()) return rules.status();
   Result<std::vector<FolderItem>> items = ScanFolder(dir);
   if (!items.ok()) return items.status();
@@ -306,13 +301,14 @@ Status AuditEvidence(const std::string& dir, const EvidenceAuditOptions& options
   }
 
   // Official or not.
-  FieldReader contract_reader(kContractFile, result);
-  if (summary->contract.is_object()) {
-    const Json* locked = contract_reader.Object(summary->contract, "", "locked");
-    if (locked != nullptr) contract_reader.Object(*locked, "locked", "rules");
-    const Json lane = summary->contract.value("lane", Json());
-    const Json device = lane.is_object() ? lane.value("device", Json()) : Json();
-    const Json kind = device.is_object() ? device.value("kind", Json()) : Json();
+  if (contract.json().is_object()) {
+    // `locked` and its rule set, each an object; else a finding naming the first that is not.
+    const ContractField<Json> locked_rules = contract.locked_rules();
+    if (!locked_rules.ok()) {
+      result->Breaks(std::string(kContractFile) + ": " + locked_rules.wrong_path(),
+                     locked_rules.problem());
+    }
+    const Json kind = contract.device_kind().found_or_null();
     if (kind == Json("cpu")) {
       result->NotOfficial(std::string(kContractFile) + ": lane.device.kind",
                           "cpu: the calls ran on a CPU, not on a GPU", "a CPU lane");
@@ -325,23 +321,25 @@ Status AuditEvidence(const std::string& dir, const EvidenceAuditOptions& options
     }
     // The datasets the calls were drawn from must be the ones ratchet knows: with other files
     // locked, no audit could re-count a label against the real draws.
-    const Json datasets = locked != nullptr ? locked->value("datasets", Json()) : Json();
-    if (datasets.is_object()) {
-      for (const auto& [name, entry] : datasets.items()) {
+    const ContractField<Json> datasets = contract.locked_datasets();
+    if (datasets.ok()) {
+      for (const auto& [name, entry] : datasets->items()) {
         if (entry.is_null()) continue;  // not there when the run was scored
-        const std::string where = std::string(kContractFile) + ": locked.datasets." + name;
+        const std::string where =
+            std::string(kContractFile) + ": " + JoinPath(datasets.path(), name);
         const DatasetSpec* spec = FindDataset(name);
         if (spec == nullptr) {
           result->Breaks(where, "not a dataset ratchet knows (" + DatasetNames() + ")");
           continue;
         }
-        const std::pair<const char*, const IdxIdentity*> files[] = {
-            {"images_sha256", &spec->images}, {"labels_sha256", &spec->labels}};
-        for (const auto& [field, identity] : files) {
+        const std::pair<ContractField<std::string>, const IdxIdentity*> files[] = {
+            {contract.dataset_images_sha256(name), &spec->images},
+            {contract.dataset_labels_sha256(name), &spec->labels}};
+        for (const auto& [locked_file, identity] : files) {
           if (identity->sha256.empty()) continue;  // pinned by another hash: nothing to compare
-          const Json value = entry.is_object() ? entry.value(field, Json()) : Json();
+          const Json value = locked_file.found_or_null();
           if (value != Json(identity->sha256)) {
-            result->Breaks(where + "." + field,
+            result->Breaks(std::string(kContractFile) + ": " + locked_file.path(),
                            JsonShown(value) + ", but the " + name + " ratchet knows has " +
                                identity->sha256 +
                                ": the calls were not drawn from the known dataset");
@@ -366,9 +364,7 @@ Status AuditEvidence(const std::string& dir, const EvidenceAuditOptions& options
     return Status::Ok();
   }
   std::optional<std::string> sandbox = reader.String(report, "", "sandbox");
-  const Json observed =
-      summary->contract.is_object() ? summary->contract.value("observed", Json()) : Json();
-  const Json observed_sandbox = observed.is_object() ? observed.value("sandbox", Json()) : Json();
+  const Json observed_sandbox = contract.sandbox().found_or_null();
   if (sandbox && observed_sandbox.is_string() &&
       (*sandbox == "full") != (observed_sandbox.get<std::string>() == "full")) {
     result->Breaks(std::string(kReportFile) + ": sandbox",
@@ -378,10 +374,7 @@ Status AuditEvidence(const std::string& dir, const EvidenceAuditOptions& options
   // The rule set `ratchet run` names in the report is the one the contract locks.
   const Json ratchet_part = report.value("ratchet", Json());
   const Json run_rules = ratchet_part.is_object() ? ratchet_part.value("rule_set", Json()) : Json();
-  const Json locked_part =
-      summary->contract.is_object() ? summary->contract.value("locked", Json()) : Json();
-  const Json locked_rules = locked_part.is_object() ? locked_part.value("rules", Json()) : Json();
-  const Json locked_id = locked_rules.is_object() ? locked_rules.value("id", Json()) : Json();
+  const Json locked_id = contract.rules_id().found_or_null();
   if (run_rules.is_object() && run_rules.value("id", Json()) != locked_id) {
     result->Breaks(std::string(kReportFile) + ": ratchet.rule_set.id",
                    JsonShown(run_rules.value("id", Json())) +

@@ -5,9 +5,9 @@
 #include <vector>
 
 #include "audit/energy_column.h"
-#include "audit/fields.h"
 #include "audit/numbers.h"
 #include "core/sha256.h"
+#include "evidence/fields.h"
 #include "evidence/layout.h"
 #include "rules/judge.h"
 #include "rules/pyformat.h"

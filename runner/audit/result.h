@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "evidence/fields.h"
+
 namespace ratchet {
 
 struct AuditFinding {
@@ -25,7 +27,7 @@ enum class AuditVerdict {
   kNothingToAudit,  // the input holds no claim that can be re-derived
 };
 
-struct AuditResult {
+struct AuditResult : public FieldFindings {
   std::string path;                 // what was audited, as given
   std::string format;               // "ratchet evidence directory", "reference scorer record", ...
   std::string rules;                // the rule set that judged, and why that one
@@ -35,8 +37,8 @@ struct AuditResult {
   std::vector<std::string> unofficial;  // why a claim that stands is not an official one
   std::string nothing_to_audit;         // why, when the input holds no claim
 
-  void Breaks(std::string where, std::string message);
-  void Note(std::string where, std::string message);
+  void Breaks(std::string where, std::string message) override;
+  void Note(std::string where, std::string message) override;
   // A note, and a reason in `unofficial`.
   void NotOfficial(std::string where, std::string message, std::string reason);
   void Checked(std::string what) { checked.push_back(std::move(what)); }

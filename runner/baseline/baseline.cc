@@ -4,6 +4,7 @@
 #include <cmath>
 #include <set>
 
+#include "contract/contract_view.h"
 #include "core/file.h"
 #include "core/sha256.h"
 
@@ -322,10 +323,10 @@ Result<Baseline> ParseBaseline(std::string_view text, const std::string& what) {
   Result<const Json*> contract = top.Object("contract", true);
   if (!contract.ok()) return contract.status();
   Fields contract_fields(**contract, "contract", what);
-  Result<const Json*> locked = contract_fields.Object("locked", true);
+  Result<const Json*> locked = contract_fields.Object(kContractLocked, true);
   if (!locked.ok()) return locked.status();
   baseline.locked = **locked;
-  Result<const Json*> rule_set = contract_fields.Object("rule_set", false);
+  Result<const Json*> rule_set = contract_fields.Object(kContractRuleSet, false);
   if (!rule_set.ok()) return rule_set.status();
   if (*rule_set != nullptr) baseline.rule_set = **rule_set;
   RATCHET_RETURN_IF_ERROR(contract_fields.Done());
@@ -377,9 +378,14 @@ Result<Baseline> LoadBaseline(const std::string& path, std::string* sha256) {
   return ParseBaseline(*text, path);
 }
 
+Json BaselineContract(const Baseline& baseline) {
+  Json contract = {{kContractLocked, baseline.locked}};
+  if (!baseline.rule_set.is_null()) contract[kContractRuleSet] = baseline.rule_set;
+  return contract;
+}
+
 Json BaselineJson(const Baseline& baseline) {
-  Json contract = {{"locked", baseline.locked}};
-  if (!baseline.rule_set.is_null()) contract["rule_set"] = baseline.rule_set;
+  Json contract = BaselineContract(baseline);
   Json lanes = Json::object();
   for (const auto& [id, lane] : baseline.lanes) {
     Json reviewed = {{"by", lane.by}, {"reason", lane.reason}};

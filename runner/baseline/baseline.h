@@ -86,6 +86,9 @@ Result<Baseline> ParseBaseline(std::string_view text, const std::string& what);
 // given, receives the sha256 of the very bytes parsed.
 Result<Baseline> LoadBaseline(const std::string& path, std::string* sha256 = nullptr);
 Json BaselineJson(const Baseline& baseline);
+// The reviewed contract as the baseline keeps it (its `contract` field): `locked`, and the
+// rule-set document beside it when kept. A run's contract.json is compared with it.
+Json BaselineContract(const Baseline& baseline);
 // The file's bytes: canonical key order, two-space indent, a newline at the end.
 Result<std::string> BaselineText(const Baseline& baseline);
 // Replaces `path` atomically (a temporary file renamed over it): never half-written.

@@ -8,6 +8,7 @@
 #include <set>
 
 #include "contract/contract.h"
+#include "contract/contract_view.h"
 #include "core/canonical_json.h"
 #include "core/file.h"
 #include "evidence/layout.h"
@@ -59,37 +60,14 @@ TimingVerdict CompareTiming(const LaneTiming& reviewed, double ranked_ms) {
   return TimingVerdict::kWithin;
 }
 
-std::string ContractLaneId(const Json& contract) {
-  if (!contract.is_object()) return "";
-  const Json lane = contract.value("lane", Json::object());
-  return lane.is_object() && lane.contains("id") && lane["id"].is_string()
-             ? lane["id"].get<std::string>()
-             : "";
-}
-
-std::string ContractDeviceKind(const Json& contract) {
-  if (!contract.is_object()) return "cpu";
-  const Json lane = contract.value("lane", Json::object());
-  if (!lane.is_object()) return "cpu";
-  const Json device = lane.value("device", Json::object());
-  return device.is_object() && device.contains("kind") && device["kind"].is_string()
-             ? device["kind"].get<std::string>()
-             : "cpu";
-}
-
-std::string ContractBoard(const Json& contract) {
-  if (!contract.is_object()) return "";
-  const Json observed = contract.value("observed", Json::object());
-  return observed.is_object() && observed.contains("device_uuid") &&
-                 observed["device_uuid"].is_string()
-             ? observed["device_uuid"].get<std::string>()
-             : "";
+bool GpuLane(const ContractView& contract) {
+  return contract.device_kind().value_or("cpu") != "cpu";
 }
 
 namespace {
 
 // The contract of the evidence folder `path`, or nothing when it is not a readable JSON file.
-std::optional<Json> EvidenceContract(const std::string& path) {
+std::optional<ContractView> EvidenceContract(const std::string& path) {
   const std::string file = path + "/" + kContractFile;
   std::error_code error;
   if (!std::filesystem::is_regular_file(file, error)) return std::nullopt;
@@ -97,14 +75,14 @@ std::optional<Json> EvidenceContract(const std::string& path) {
   if (!text.ok()) return std::nullopt;
   Result<Json> contract = ParseJson(*text, file);
   if (!contract.ok()) return std::nullopt;
-  return *contract;
+  return ContractView(std::move(*contract));
 }
 
 }  // namespace
 
 std::string EvidenceBoard(const std::string& path) {
-  std::optional<Json> contract = EvidenceContract(path);
-  return contract ? ContractBoard(*contract) : "";
+  std::optional<ContractView> contract = EvidenceContract(path);
+  return contract ? contract->device_uuid().value_or("") : "";
 }
 
 std::string ReviewedBoard(const Baseline& baseline, const std::string& folder,
@@ -119,9 +97,11 @@ std::string ReviewedBoard(const Baseline& baseline, const std::string& folder,
   // lane already reviewed has its time and evidence from then; the lane keeps the evidence of
   // its first review.
   if (reviewed != baseline.records.end() && reviewed->second.evidence) {
-    std::optional<Json> contract =
+    std::optional<ContractView> contract =
         EvidenceContract(InBaselineFolder(folder, reviewed->second.evidence->path));
-    if (contract && ContractLaneId(*contract) == lane) return ContractBoard(*contract);
+    if (contract && contract->lane_id().value_or("") == lane) {
+      return contract->device_uuid().value_or("");
+    }
   }
   auto reviewed_lane = baseline.lanes.find(lane);
   if (reviewed_lane == baseline.lanes.end() || reviewed_lane->second.evidence.empty()) return "";
@@ -131,9 +111,9 @@ std::string ReviewedBoard(const Baseline& baseline, const std::string& folder,
 RatchetResult RatchetErrors(const Baseline& baseline, const RatchetInputs& inputs) {
   RatchetResult result;
   // The contract first: across a change of it nothing else is compared.
-  const Json reviewed = {{"locked", baseline.locked}};
+  const ContractView reviewed(BaselineContract(baseline));
   for (const ContractDifference& difference :
-       DiffContractPart(reviewed, inputs.contract, "locked")) {
+       DiffContractPart(reviewed.json(), inputs.contract, kContractLocked)) {
     result.errors.push_back({"contract-changed", "",
                              difference.path + ": reviewed " + ValueText(difference.a) + ", now " +
                                  ValueText(difference.b)});
@@ -149,8 +129,7 @@ RatchetResult RatchetErrors(const Baseline& baseline, const RatchetInputs& input
   }
   if (!result.errors.empty()) {
     result.contract_changed = true;
-    if (baseline.locked.is_object() && baseline.locked.contains("harness") &&
-        !baseline.locked.contains("scorer")) {
+    if (reviewed.locked_harness().found() && !reviewed.locked_scorer().found()) {
       // A baseline reviewed before ratchet-scorer: its lock named every file of ratchet.
       result.notes.push_back(
           "the baseline locks the whole of ratchet (locked.harness, contract 1); this ratchet "
@@ -165,8 +144,9 @@ RatchetResult RatchetErrors(const Baseline& baseline, const RatchetInputs& input
     return result;
   }
 
-  const std::string lane = ContractLaneId(inputs.contract);
-  const bool gpu = ContractDeviceKind(inputs.contract) != "cpu";
+  const ContractView contract(inputs.contract);
+  const std::string lane = contract.lane_id().value_or("");
+  const bool gpu = GpuLane(contract);
   result.lane_reviewed = baseline.lanes.count(lane) > 0;
   if (!result.lane_reviewed) {
     const std::string text = "lane " + lane +
@@ -182,7 +162,7 @@ RatchetResult RatchetErrors(const Baseline& baseline, const RatchetInputs& input
   }
   result.timings_compared = result.lane_reviewed && gpu;
   // Which boards a time outside its tolerance compares: a lane holds every board of its kind.
-  const std::string this_board = ContractBoard(inputs.contract);
+  const std::string this_board = contract.device_uuid().value_or("");
   auto boards = [&](const std::string& id) -> std::string {
     auto reviewed = inputs.reviewed_boards.find(id);
     if (reviewed == inputs.reviewed_boards.end() || reviewed->second.empty() || this_board.empty())

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "baseline/baseline.h"
+#include "contract/contract_view.h"
 #include "core/canonical_json.h"
 
 namespace ratchet {
@@ -65,13 +66,11 @@ struct RatchetResult {
   bool timings_compared = false;  // a reviewed GPU lane
 };
 
-// The lane id, device kind and board of a contract ("", "cpu" and "" when absent; the board is
-// `observed.device_uuid`).
-std::string ContractLaneId(const Json& contract);
-std::string ContractDeviceKind(const Json& contract);
-std::string ContractBoard(const Json& contract);
-// The board of the evidence folder `path`: ContractBoard of its contract.json; "" when that is not
-// a readable JSON file (the time messages then name no board).
+// Whether the ratchet compares the timings of `contract`'s lane: a GPU lane, whose device kind is
+// not "cpu" (a lane that names no device kind is taken for a CPU lane).
+bool GpuLane(const ContractView& contract);
+// The board of the evidence folder `path`: the `observed.device_uuid` of its contract.json; ""
+// when that is not a readable JSON file or names no board (the time messages then name none).
 std::string EvidenceBoard(const std::string& path);
 // The board `record`'s reviewed time on `lane` was scored on: the one `ratchet promote` kept with
 // that time; for a baseline promoted before it did, that of the record's reviewed evidence when

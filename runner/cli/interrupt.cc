@@ -2,7 +2,22 @@
 
 #include <time.h>
 
+#include <atomic>
+
 namespace ratchet {
+namespace {
+
+std::atomic<bool> g_forwarded{false};
+std::atomic<pid_t> g_child{-1};
+
+// A terminal's Ctrl-C reaches the child anyway; a signal sent to the tool alone does not.
+void ForwardSignal(int signal_number) {
+  g_forwarded.store(true);
+  const pid_t child = g_child.load();
+  if (child > 0) kill(child, signal_number);
+}
+
+}  // namespace
 
 InterruptHold::InterruptHold() {
   sigemptyset(&held_);
@@ -24,5 +39,29 @@ bool InterruptHold::Interrupted() const {
   if (sigpending(&pending) != 0) return false;
   return sigismember(&pending, SIGINT) == 1 || sigismember(&pending, SIGTERM) == 1;
 }
+
+SignalForwarding::SignalForwarding(pid_t child) {
+  g_forwarded.store(false);
+  g_child.store(child);
+  struct sigaction forward = {};
+  forward.sa_handler = ForwardSignal;
+  forward.sa_flags = SA_RESTART;
+  sigaction(SIGINT, &forward, &old_int_);
+  sigaction(SIGTERM, &forward, &old_term_);
+  struct sigaction ignore = {};
+  ignore.sa_handler = SIG_IGN;
+  sigaction(SIGPIPE, &ignore, &old_pipe_);
+}
+
+SignalForwarding::~SignalForwarding() {
+  g_child.store(-1);
+  sigaction(SIGINT, &old_int_, nullptr);
+  sigaction(SIGTERM, &old_term_, nullptr);
+  sigaction(SIGPIPE, &old_pipe_, nullptr);
+}
+
+void SignalForwarding::ChildExited() { g_child.store(-1); }
+
+bool InterruptForwarded() { return g_forwarded.load(); }
 
 }  // namespace ratchet

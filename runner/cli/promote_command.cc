@@ -10,8 +10,9 @@
 
 #include "baseline/baseline.h"
 #include "baseline/ratchet.h"
-#include "core/args.h"
 #include "cli/commands.h"
+#include "contract/contract_view.h"
+#include "core/args.h"
 #include "core/exit_codes.h"
 #include "core/file.h"
 #include "core/fresh_directory.h"
@@ -267,9 +268,9 @@ int Run(CommandContext& context) {
           left_out);
     }
   }
-  const Json& contract = evidence->contract;
-  const std::string lane = ContractLaneId(contract);
-  const bool gpu = ContractDeviceKind(contract) != "cpu";
+  const ContractView contract(evidence->contract);
+  const std::string lane = contract.lane_id().value_or("");
+  const bool gpu = GpuLane(contract);
   const bool new_lane = !lane.empty() && !baseline->lanes.count(lane);
   if (ids.empty() && !new_lane) {
     context.out << "nothing to promote: " << evidence_path << " found no record different from "
@@ -357,7 +358,7 @@ int Run(CommandContext& context) {
     if (gpu && ranked.is_number()) {
       LaneTiming timing = record.timing.count(lane) ? record.timing[lane] : LaneTiming{};
       timing.ranked_ms = ranked.get<double>();
-      timing.board = ContractBoard(contract);  // the board this time was scored on
+      timing.board = contract.device_uuid().value_or("");  // the board this time was scored on
       record.timing[lane] = timing;
     } else if (outcome.status != "qualified") {
       record.timing.erase(lane);
@@ -379,11 +380,11 @@ int Run(CommandContext& context) {
   }
   if (new_lane) {
     baseline->lanes[lane] =
-        ReviewedLane{contract.value("lane", Json::object()), reviewer, reason, relative};
+        ReviewedLane{contract.lane().found().value_or(Json::object()), reviewer, reason, relative};
     promoted << "reviewed lane " << lane << "\n";
   }
   if (new_contract) {
-    baseline->locked = contract.value("locked", Json::object());
+    baseline->locked = contract.locked().found().value_or(Json::object());
     baseline->rule_set = ratchet.value("rule_set", Json());
     promoted << "adopted the run's contract\n";
   }

@@ -11,11 +11,12 @@
 
 #include "baseline/baseline.h"
 #include "baseline/ratchet.h"
-#include "core/args.h"
 #include "cli/commands.h"
-#include "core/exit_codes.h"
 #include "cli/score_args.h"
 #include "cli/scorer_client.h"
+#include "contract/contract_view.h"
+#include "core/args.h"
+#include "core/exit_codes.h"
 #include "core/file.h"
 #include "core/sha256.h"
 #include "evidence/layout.h"
@@ -239,7 +240,7 @@ int Run(CommandContext& context) {
     // A time outside its tolerance on a reviewed GPU lane is scored once more before it counts.
     Status contract_written = session.WriteContract();
     if (session.contract().is_null()) return session.Fail(contract_written);
-    const std::string lane = ContractLaneId(session.contract());
+    const std::string lane = ContractView(session.contract()).lane_id().value_or("");
     auto timing = record.timing.find(lane);
     if (gpu && scored.ranked_ms && baseline->lanes.count(lane) && timing != record.timing.end() &&
         record.expected && scored.outcome == *record.expected &&
@@ -267,10 +268,10 @@ int Run(CommandContext& context) {
   if (session.interrupted()) return session.Interrupt();
   (void)session.WriteContract();
   inputs.contract = session.contract();
+  const std::string lane = ContractView(inputs.contract).lane_id().value_or("");
   // The boards the reviewed times came from, for the messages of times outside their tolerance.
   for (const std::string& id : inputs.selected) {
-    inputs.reviewed_boards[id] =
-        ReviewedBoard(*baseline, folder, ContractLaneId(inputs.contract), id);
+    inputs.reviewed_boards[id] = ReviewedBoard(*baseline, folder, lane, id);
   }
 
   RatchetResult ratchet = RatchetErrors(*baseline, inputs);
@@ -323,7 +324,7 @@ int Run(CommandContext& context) {
   if (json) {
     Json out = {{"evidence", session.evidence_path()},
                 {"baseline", baseline_path},
-                {"lane", ContractLaneId(inputs.contract)},
+                {"lane", lane},
                 {"lane_reviewed", ratchet.lane_reviewed},
                 {"errors", errors},
                 {"notes", ratchet.notes},

@@ -7,34 +7,55 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include <atomic>
 #include <ostream>
 
+#include "cli/interrupt.h"
 #include "core/exit_codes.h"
 #include "core/file.h"
 
 namespace ratchet {
 namespace {
 
-std::atomic<bool> g_interrupted{false};
-std::atomic<pid_t> g_scorer{-1};
-
-// SIGINT or SIGTERM: noted, and passed on to the scorer, which stops the run at its next step
-// and answers; a terminal's Ctrl-C reaches both processes anyway.
-void OnSignal(int signal_number) {
-  g_interrupted.store(true);
-  const pid_t scorer = g_scorer.load();
-  if (scorer > 0) kill(scorer, signal_number);
+// Starts `ratchet-scorer ARGS...` with `stdin_fd` and `stdout_fd` (-1: this process's own) as
+// its stdin and stdout; from then on `forwarding` passes SIGINT and SIGTERM on to it, until it
+// is reaped (Reap). `ratchet contract` and `ratchet telemetry` start it so, and so does a
+// scoring session.
+Result<pid_t> StartScorer(const std::vector<std::string>& args, int stdin_fd, int stdout_fd,
+                          std::optional<SignalForwarding>& forwarding) {
+  Result<std::string> scorer = FindScorer();
+  if (!scorer.ok()) return scorer.status();
+  std::vector<std::string> words = {*scorer};
+  words.insert(words.end(), args.begin(), args.end());
+  // Built before the fork: the child only calls what is safe there.
+  std::vector<char*> argv;
+  for (std::string& word : words) argv.push_back(word.data());
+  argv.push_back(nullptr);
+  const pid_t parent = getpid();
+  const pid_t pid = fork();
+  if (pid < 0) return Status::IOError("fork", errno);
+  if (pid == 0) {
+    // If the tool dies, the scorer is asked to stop as if interrupted: it finishes its evidence.
+    prctl(PR_SET_PDEATHSIG, SIGTERM, 0, 0, 0);
+    if (getppid() != parent) _exit(kExitHarness);
+    if ((stdin_fd >= 0 && dup2(stdin_fd, STDIN_FILENO) < 0) ||
+        (stdout_fd >= 0 && dup2(stdout_fd, STDOUT_FILENO) < 0)) {
+      _exit(kExitHarness);
+    }
+    execv(argv[0], argv.data());
+    _exit(kExitHarness);
+  }
+  forwarding.emplace(pid);
+  return pid;
 }
 
-// Reaps `pid`: its exit status, or 128 + the signal that ended it; the pid is forgotten by the
-// signal handler before it can be reused. A pid that cannot be waited for is the harness's
-// failure.
-int Reap(pid_t pid) {
+// Reaps `pid`, started by StartScorer: its exit status, or 128 + the signal that ended it; the
+// forwarding forgets the pid before it can be reused. A pid that cannot be waited for is the
+// harness's failure.
+int Reap(pid_t pid, SignalForwarding& forwarding) {
   siginfo_t info = {};
   while (waitid(P_PID, pid, &info, WEXITED | WNOWAIT) < 0 && errno == EINTR) {
   }
-  g_scorer.store(-1);
+  forwarding.ChildExited();
   int status = 0;
   pid_t reaped;
   while ((reaped = waitpid(pid, &status, 0)) < 0 && errno == EINTR) {
@@ -60,7 +81,7 @@ Status ScorerStopped(int code) {
 
 }  // namespace
 
-bool ScorerInterrupted() { return g_interrupted.load(); }
+bool ScorerInterrupted() { return InterruptForwarded(); }
 
 Result<std::string> FindScorer() {
   Result<std::string> self = SelfExecutable();
@@ -76,42 +97,19 @@ Result<std::string> FindScorer() {
 
 int RunScorerCommand(const std::string& name, const std::vector<std::string>& args,
                      const std::vector<std::string>& extra, CommandContext& context) {
-  Result<std::string> scorer = FindScorer();
-  if (!scorer.ok()) return ReportError(context.err, name.c_str(), scorer.status());
-  std::vector<std::string> words = {*scorer, name};
+  std::vector<std::string> words = {name};
   words.insert(words.end(), args.begin(), args.end());
   words.insert(words.end(), extra.begin(), extra.end());
-  std::vector<char*> argv;
-  for (std::string& word : words) argv.push_back(word.data());
-  argv.push_back(nullptr);
   context.out.flush();
   context.err.flush();
-  const pid_t parent = getpid();
-  g_interrupted.store(false);
-  const pid_t pid = fork();
-  if (pid < 0) return ReportError(context.err, name.c_str(), Status::IOError("fork", errno));
-  if (pid == 0) {
-    prctl(PR_SET_PDEATHSIG, SIGTERM, 0, 0, 0);
-    if (getppid() != parent) _exit(kExitHarness);
-    execv(argv[0], argv.data());
-    _exit(kExitHarness);
-  }
-  g_scorer.store(pid);
-  struct sigaction action = {}, old_int = {}, old_term = {};
-  action.sa_handler = OnSignal;
-  action.sa_flags = SA_RESTART;
-  sigaction(SIGINT, &action, &old_int);
-  sigaction(SIGTERM, &action, &old_term);
-  const int code = Reap(pid);
-  sigaction(SIGINT, &old_int, nullptr);
-  sigaction(SIGTERM, &old_term, nullptr);
-  return ExitCodeOfScorer(code);
+  std::optional<SignalForwarding> forwarding;
+  Result<pid_t> pid = StartScorer(words, -1, -1, forwarding);
+  if (!pid.ok()) return ReportError(context.err, name.c_str(), pid.status());
+  return ExitCodeOfScorer(Reap(*pid, *forwarding));
 }
 
 Result<std::unique_ptr<ScorerClient>> ScorerClient::Begin(const SessionOptions& options,
                                                           CommandContext& progress) {
-  Result<std::string> scorer = FindScorer();
-  if (!scorer.ok()) return scorer.status();
   int to_scorer[2], from_scorer[2];
   if (pipe2(to_scorer, O_CLOEXEC) != 0) return Status::IOError("pipe", errno);
   if (pipe2(from_scorer, O_CLOEXEC) != 0) {
@@ -119,41 +117,18 @@ Result<std::unique_ptr<ScorerClient>> ScorerClient::Begin(const SessionOptions& 
     close(to_scorer[1]);
     return Status::IOError("pipe", errno);
   }
-  const pid_t parent = getpid();
-  const pid_t pid = fork();
-  if (pid < 0) {
-    const int error = errno;
-    for (int fd : {to_scorer[0], to_scorer[1], from_scorer[0], from_scorer[1]}) close(fd);
-    return Status::IOError("fork", error);
-  }
-  if (pid == 0) {
-    // If the tool dies, the scorer is asked to stop as if interrupted: it finishes its evidence.
-    prctl(PR_SET_PDEATHSIG, SIGTERM, 0, 0, 0);
-    if (getppid() != parent) _exit(kExitHarness);
-    if (dup2(to_scorer[0], STDIN_FILENO) < 0 || dup2(from_scorer[1], STDOUT_FILENO) < 0) {
-      _exit(kExitHarness);
-    }
-    const char* argv[] = {scorer->c_str(), "serve", nullptr};
-    execv(argv[0], const_cast<char* const*>(argv));
-    _exit(kExitHarness);
-  }
+  std::unique_ptr<ScorerClient> client(new ScorerClient(progress, options.command));
+  Result<pid_t> pid = StartScorer({"serve"}, to_scorer[0], from_scorer[1], client->forwarding_);
   close(to_scorer[0]);
   close(from_scorer[1]);
-  std::unique_ptr<ScorerClient> client(new ScorerClient(progress, options.command));
-  client->pid_ = pid;
+  if (!pid.ok()) {
+    close(to_scorer[1]);
+    close(from_scorer[0]);
+    return pid.status();
+  }
+  client->pid_ = *pid;
   client->requests_ = to_scorer[1];
   client->answers_ = from_scorer[0];
-  g_interrupted.store(false);
-  g_scorer.store(pid);
-  struct sigaction action = {};
-  action.sa_handler = OnSignal;
-  action.sa_flags = SA_RESTART;
-  sigaction(SIGINT, &action, &client->old_int_);
-  sigaction(SIGTERM, &action, &client->old_term_);
-  struct sigaction ignore = {};
-  ignore.sa_handler = SIG_IGN;
-  sigaction(SIGPIPE, &ignore, &client->old_pipe_);
-  client->signals_set_ = true;
 
   RATCHET_RETURN_IF_ERROR(client->Send("begin", SessionOptionsToJson(options)));
   Result<Message> answer = client->Receive();
@@ -182,19 +157,9 @@ ScorerClient::~ScorerClient() {
     Wait();
   }
   if (answers_ >= 0) close(answers_);
-  g_scorer.store(-1);
-  RestoreSignals();
 }
 
-void ScorerClient::RestoreSignals() {
-  if (!signals_set_) return;
-  sigaction(SIGINT, &old_int_, nullptr);
-  sigaction(SIGTERM, &old_term_, nullptr);
-  sigaction(SIGPIPE, &old_pipe_, nullptr);
-  signals_set_ = false;
-}
-
-bool ScorerClient::interrupted() const { return g_interrupted.load(); }
+bool ScorerClient::interrupted() const { return InterruptForwarded(); }
 
 Status ScorerClient::Send(const std::string& kind, const Json& body) {
   Result<std::string> encoded = EncodeRequest(kind, body);
@@ -248,7 +213,7 @@ Result<Message> ScorerClient::Receive() {
 
 int ScorerClient::Wait() {
   if (pid_ <= 0) return exit_code_;
-  raw_exit_ = Reap(pid_);
+  raw_exit_ = Reap(pid_, *forwarding_);
   exit_code_ = ExitCodeOfScorer(raw_exit_);
   pid_ = -1;
   return exit_code_;

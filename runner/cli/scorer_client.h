@@ -5,14 +5,15 @@
 #ifndef RATCHET_CLI_SCORER_CLIENT_H_
 #define RATCHET_CLI_SCORER_CLIENT_H_
 
-#include <signal.h>
 #include <sys/types.h>
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "cli/commands.h"
+#include "cli/interrupt.h"
 #include "core/canonical_json.h"
 #include "core/status.h"
 #include "session/request.h"
@@ -23,8 +24,8 @@ namespace ratchet {
 // says how to get one when it is absent.
 Result<std::string> FindScorer();
 
-// Whether SIGINT or SIGTERM reached this process while it waited for the scorer: a scorer that
-// stopped then was interrupted (it has default dispositions until its session has begun).
+// Whether SIGINT or SIGTERM reached this process while the latest scorer ran (it was passed on):
+// a scorer that stopped then, or whose session could not begin, was interrupted.
 bool ScorerInterrupted();
 
 // Runs `ratchet-scorer NAME ARGS... EXTRA...` with this process's stdin, stdout and stderr, passing
@@ -77,8 +78,6 @@ class ScorerClient {
   // Waits for the scorer to exit; its exit code (128 + a signal's number).
   int Wait();
   int FinishWith(const std::string& kind, const Json& body);
-  // Puts back the signal dispositions Begin replaced.
-  void RestoreSignals();
 
   CommandContext& progress_;
   std::string command_;
@@ -91,8 +90,8 @@ class ScorerClient {
   bool finished_ = false;
   int exit_code_ = -1;
   int raw_exit_ = -1;  // as Reap gave it: 128 + a signal's number for a scorer a signal ended
-  bool signals_set_ = false;
-  struct sigaction old_int_ = {}, old_term_ = {}, old_pipe_ = {};
+  // From the scorer's start until the client is gone; the dispositions it replaced come back then.
+  std::optional<SignalForwarding> forwarding_;
 };
 
 }  // namespace ratchet

@@ -5,6 +5,7 @@
 #include <map>
 #include <set>
 
+#include "contract/contract_view.h"
 #include "evidence/layout.h"
 
 namespace ratchet {
@@ -128,21 +129,6 @@ std::vector<std::string> OutcomeChanges(const RecordEntry& a, const RecordEntry&
   return changes;
 }
 
-std::string StringAt(const Json& contract, const char* part, const char* key) {
-  if (!contract.is_object()) return "";
-  auto it = contract.find(part);
-  if (it == contract.end() || !it->is_object()) return "";
-  auto value = it->find(key);
-  return value != it->end() && value->is_string() ? value->get<std::string>() : "";
-}
-
-std::string DeviceKind(const Json& contract) {
-  if (!contract.is_object() || !contract.contains("lane") || !contract["lane"].is_object()) {
-    return "";
-  }
-  return StringAt(contract["lane"], "device", "kind");
-}
-
 EvidenceSide DescribeSide(const std::string& path, const EvidenceSummary& summary,
                           std::map<std::string, RecordEntry>* records) {
   EvidenceSide side;
@@ -165,8 +151,9 @@ EvidenceSide DescribeSide(const std::string& path, const EvidenceSummary& summar
   }
   side.problems.insert(side.problems.end(), report_problems.begin(), report_problems.end());
   side.complete = summary.complete && report_problems.empty();
-  side.lane_id = StringAt(summary.contract, "lane", "id");
-  side.device_kind = DeviceKind(summary.contract);
+  const ContractView contract(summary.contract);
+  side.lane_id = contract.lane_id().value_or("");
+  side.device_kind = contract.device_kind().value_or("");
   return side;
 }
 
@@ -242,8 +229,8 @@ Comparison CompareEvidence(const std::string& path_a, const EvidenceSummary& a,
   std::map<std::string, RecordEntry> records_a, records_b;
   comparison.a = DescribeSide(path_a, a, &records_a);
   comparison.b = DescribeSide(path_b, b, &records_b);
-  comparison.locked = DiffContractPart(a.contract, b.contract, "locked");
-  comparison.lane = DiffContractPart(a.contract, b.contract, "lane");
+  comparison.locked = DiffContractPart(a.contract, b.contract, kContractLocked);
+  comparison.lane = DiffContractPart(a.contract, b.contract, kContractLane);
 
   const std::string& lane_a = comparison.a.lane_id;
   const std::string& lane_b = comparison.b.lane_id;

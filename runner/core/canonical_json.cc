@@ -176,6 +176,16 @@ Result<Json> ParseJson(std::string_view text, const std::string& what) {
   }
 }
 
+std::string JsonTypeName(const Json& value) {
+  if (value.is_null()) return "null";
+  if (value.is_boolean()) return "a boolean";
+  if (value.is_number_integer()) return "an integer";
+  if (value.is_number()) return "a number";
+  if (value.is_string()) return "a string";
+  if (value.is_array()) return "an array";
+  return "an object";
+}
+
 std::string JoinPath(const std::string& parent, const std::string& key) {
   return parent.empty() ? key : parent + "." + key;
 }

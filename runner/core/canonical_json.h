@@ -23,6 +23,9 @@ Result<std::string> CanonicalSha256(const Json& value);
 Result<Json> ParseJson(std::string_view text, const std::string& what);
 
 // "a.b[3].c"-style paths for error messages about a field.
+// "a string", "an integer", ...: the JSON type of `value`, for messages.
+std::string JsonTypeName(const Json& value);
+
 std::string JoinPath(const std::string& parent, const std::string& key);
 std::string JoinPath(const std::string& parent, size_t index);
 

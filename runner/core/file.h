@@ -42,6 +42,8 @@ bool IsDirectory(const std::string& path);
 // The folder part and the last part of a path ("a/b/c" -> "a/b", "c"; "c" -> ".", "c").
 std::string DirName(const std::string& path);
 std::string BaseName(const std::string& path);
+// Whether `text` ends with `suffix` (a file's extension).
+bool EndsWith(const std::string& text, const std::string& suffix);
 
 // The absolute path of the running executable (/proc/self/exe).
 Result<std::string> SelfExecutable();

@@ -6,6 +6,7 @@
 #include <future>
 #include <thread>
 
+#include "core/clock.h"
 #include "core/file.h"
 #include "data/rerelease.h"
 #include "energy/windows.h"
@@ -22,10 +23,6 @@ using Clock = std::chrono::steady_clock;
 // Threads for one rerelease (made while the previous call runs): enough to keep it well under a
 // fast method's round trip, few enough to leave the machine quiet.
 constexpr unsigned kRereleaseThreads = 8;
-
-double SecondsSince(Clock::time_point since) {
-  return std::chrono::duration<double>(Clock::now() - since).count();
-}
 
 std::string DeviceName(const Json& device) {
   const Json name = device.is_object() ? device.value("name", Json()) : Json();

@@ -4,6 +4,7 @@
 #include <chrono>
 #include <thread>
 
+#include "core/clock.h"
 #include "sandbox/policy.h"
 #include "sandbox/reap.h"
 #include "sandbox/spawn.h"
@@ -14,10 +15,6 @@ namespace {
 using Clock = std::chrono::steady_clock;
 
 constexpr double kSleepSliceS = 0.1;
-
-double SecondsSince(Clock::time_point since) {
-  return std::chrono::duration<double>(Clock::now() - since).count();
-}
 
 Status Interrupted() { return Status::Unavailable("interrupted by a signal"); }
 

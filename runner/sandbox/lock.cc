@@ -6,14 +6,31 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <chrono>
+#include <ostream>
 #include <string>
+#include <thread>
 #include <utility>
 
 #include "core/file.h"
 
 namespace ratchet {
+namespace {
 
-Result<SandboxLock> SandboxLock::Acquire(bool wait, const std::string& path) {
+// Long enough to cost nothing while another run holds the lock for minutes, short enough that
+// an interrupted wait ends at once for the person who pressed Ctrl-C.
+constexpr std::chrono::milliseconds kWaitPoll(100);
+
+Status HeldByAnother(const std::string& path) {
+  Result<std::string> holder = ReadFile(path, 32);
+  return Status::Unavailable("another ratchet process (pid " +
+                             (holder.ok() ? *holder : std::string("?")) +
+                             ") is using the sandbox; its lock is " + path);
+}
+
+}  // namespace
+
+Result<SandboxLock> SandboxLock::Open(const std::string& path) {
   int fd = open(path.c_str(), O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
   if (fd < 0) return Status::IOError("open the sandbox lock " + path, errno);
   SandboxLock lock(fd);
@@ -24,20 +41,56 @@ Result<SandboxLock> SandboxLock::Acquire(bool wait, const std::string& path) {
     return Status::Unavailable("the sandbox lock " + path + " is not a regular file of uid " +
                                std::to_string(geteuid()) + "; remove it");
   }
-  while (flock(fd, LOCK_EX | (wait ? 0 : LOCK_NB)) != 0) {
+  return Result<SandboxLock>(std::move(lock));
+}
+
+Result<bool> SandboxLock::Lock(int operation, const std::string& path) {
+  while (flock(fd_, operation) != 0) {
     if (errno == EINTR) continue;
-    if (errno == EWOULDBLOCK) {
-      Result<std::string> holder = ReadFile(path, 32);
-      return Status::Unavailable("another ratchet process (pid " +
-                                 (holder.ok() ? *holder : std::string("?")) +
-                                 ") is using the sandbox; its lock is " + path);
-    }
+    if (errno == EWOULDBLOCK) return false;
     return Status::IOError("flock the sandbox lock " + path, errno);
   }
-  // Who holds it, for the message above; a failure here costs only that message.
+  return true;
+}
+
+void SandboxLock::RecordHolder() {
+  // A failure here costs only the pid in another process's message.
   std::string pid = std::to_string(getpid());
-  if (ftruncate(fd, 0) == 0) (void)!pwrite(fd, pid.data(), pid.size(), 0);
-  return Result<SandboxLock>(std::move(lock));
+  if (ftruncate(fd_, 0) == 0) (void)!pwrite(fd_, pid.data(), pid.size(), 0);
+}
+
+Result<SandboxLock> SandboxLock::Acquire(bool wait, const std::string& path) {
+  Result<SandboxLock> lock = Open(path);
+  if (!lock.ok()) return lock.status();
+  Result<bool> held = lock->Lock(LOCK_EX | (wait ? 0 : LOCK_NB), path);
+  if (!held.ok()) return held.status();
+  if (!*held) return HeldByAnother(path);
+  lock->RecordHolder();
+  return lock;
+}
+
+Result<SandboxLock> SandboxLock::AcquireWaiting(const std::string& command, std::ostream& err,
+                                                const std::atomic<bool>* interrupted,
+                                                const std::string& path) {
+  Result<SandboxLock> lock = Open(path);
+  if (!lock.ok()) return lock.status();
+  Result<bool> held = lock->Lock(LOCK_EX | LOCK_NB, path);
+  if (held.ok() && !*held) {
+    err << "ratchet " << command << ": " << HeldByAnother(path).message() << "; waiting for it\n";
+    err.flush();
+  }
+  // Polled rather than blocking in flock: a signal that came just before a blocking flock would
+  // not end it, and the wait would outlast the Ctrl-C.
+  while (held.ok() && !*held) {
+    if (interrupted && interrupted->load()) {
+      return Status::Unavailable("interrupted while waiting for the sandbox lock " + path);
+    }
+    std::this_thread::sleep_for(kWaitPoll);
+    held = lock->Lock(LOCK_EX | LOCK_NB, path);
+  }
+  if (!held.ok()) return held.status();
+  lock->RecordHolder();
+  return lock;
 }
 
 SandboxLock& SandboxLock::operator=(SandboxLock&& other) noexcept {

@@ -17,11 +17,6 @@
 namespace ratchet {
 namespace {
 
-bool EndsWith(const std::string& text, const std::string& suffix) {
-  return text.size() >= suffix.size() &&
-         text.compare(text.size() - suffix.size(), suffix.size(), suffix) == 0;
-}
-
 CallFailure SourceFailure(std::string message) { return CallFailure{"source", std::move(message)}; }
 
 // The source file a compile reads, under a fixed name beside the library it writes.
@@ -185,11 +180,11 @@ Status CheckPython(const std::string& python, const RuleSet& rules,
   if (run->memory_hit || run->timed_out) {
     prepared->failure = SourceFailure(
         "the source checker " +
-        (run->memory_hit ? "went past its memory limit of " +
-                               FormatBytes(rules.sandbox.compile_memory_bytes) +
-                               " (sandbox.compile_memory_bytes)"
-                         : "ran out of time (" + std::to_string(rules.sandbox.compile_s) +
-                               " s, sandbox.compile_s)") +
+        (run->memory_hit
+             ? "went past its memory limit of " + FormatBytes(rules.sandbox.compile_memory_bytes) +
+                   " (sandbox.compile_memory_bytes)"
+             : "ran out of time (" + std::to_string(rules.sandbox.compile_s) +
+                   " s, sandbox.compile_s)") +
         " on " + BaseName(prepared->submission.path));
     return Status::Ok();
   }
@@ -266,10 +261,10 @@ Status BuildNative(const std::string& path, const std::string& source, const Rul
       CompilerMessagesOfSubmission(run->output, kNativeSourceFile, BaseName(path));
   // A limit the compile went past names the rule, whatever else failed with it.
   if (run->memory_hit) {
-    prepared->failure = CallFailure{
-        "compile-memory", BaseName(path) + " went past the compile's memory limit of " +
-                              FormatBytes(limits.compile_memory_bytes) +
-                              " (sandbox.compile_memory_bytes):\n" + messages};
+    prepared->failure =
+        CallFailure{"compile-memory", BaseName(path) + " went past the compile's memory limit of " +
+                                          FormatBytes(limits.compile_memory_bytes) +
+                                          " (sandbox.compile_memory_bytes):\n" + messages};
   } else if (run->timed_out) {
     prepared->failure = CallFailure{"compile-time", BaseName(path) + " took the compile past its " +
                                                         std::to_string(limits.compile_s) +
@@ -281,10 +276,10 @@ Status BuildNative(const std::string& path, const std::string& source, const Rul
                               FormatBytes(limits.compile_output_bytes) +
                               " (sandbox.compile_output_bytes, the largest allowed):\n" + messages};
   } else if (run->processes_hit) {
-    prepared->failure = CallFailure{
-        "processes", BaseName(path) + " made the compile reach its limit of " +
-                         std::to_string(limits.processes) +
-                         " processes and threads (sandbox.processes):\n" + messages};
+    prepared->failure =
+        CallFailure{"processes", BaseName(path) + " made the compile reach its limit of " +
+                                     std::to_string(limits.processes) +
+                                     " processes and threads (sandbox.processes):\n" + messages};
   } else if (run->exit_code != 0) {
     prepared->failure = SourceFailure(BaseName(path) + " does not compile:\n" + messages);
   }

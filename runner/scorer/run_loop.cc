@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <thread>
 
+#include "core/clock.h"
 #include "rules/pyformat.h"
 #include "sandbox/policy.h"
 #include "scorer/run_loop_internal.h"
@@ -68,7 +69,7 @@ Result<RunOutcome> RunLoop::Run() {
       outcome_.interrupted = true;
       return std::move(outcome_);
     }
-    if (Seconds(run_started_) > rules_.limits.run_max_s) {
+    if (SecondsSince(run_started_) > rules_.limits.run_max_s) {
       EndRun();
       outcome_.failure =
           CallFailure{"run-time", "the run took more than " +

@@ -35,6 +35,9 @@ class RunLoop {
   // `plan` and everything `inputs` points to outlive the loop.
   RunLoop(const RunInputs& inputs, const RunPlan& plan, WorkerStarter& starter,
           DrawMaker make_draw);
+  // Its callbacks and the running call point into it: it stays where it was made.
+  RunLoop(const RunLoop&) = delete;
+  RunLoop& operator=(const RunLoop&) = delete;
 
   // Runs every call of the plan; the judgement is the caller's. A harness failure before the
   // first call is an error Status; later, the outcome's harness_failure.

@@ -12,10 +12,6 @@
 namespace ratchet {
 namespace run_loop_internal {
 
-inline double Seconds(std::chrono::steady_clock::time_point since) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - since).count();
-}
-
 inline double MsSince(int64_t started_ns) { return (MonotonicNs() - started_ns) / 1e6; }
 
 inline std::string DrawPhrase(const std::string& dataset) { return "a " + dataset + " draw"; }

@@ -18,6 +18,7 @@ namespace {
 const char kUsage[] =
     "usage: ratchet-scorer serve\n"
     "       ratchet-scorer contract [--json] [--data DIR] [--rules ID|FILE] [--python PATH]\n"
+    "                               [--tool-version V --tool-source-sha256 H]\n"
     "       ratchet-scorer telemetry [--runs N] [--out DIR] [--python PATH] [--rules ID|FILE]\n"
     "       ratchet-scorer --version | --help\n"
     "\n"
@@ -26,7 +27,8 @@ const char kUsage[] =
     "contract's locked.scorer. Users run it through `ratchet`: `ratchet run` and `ratchet score`\n"
     "start `serve`, which reads one JSON request a line on stdin (begin, score, complete) and\n"
     "answers on stdout (docs/design.md, \"The scorer's requests\"); `ratchet contract` and\n"
-    "`ratchet telemetry` run `contract` and `telemetry`.\n";
+    "`ratchet telemetry` run `contract` and `telemetry`, `contract` with the tool's version and\n"
+    "source hash (--tool-version, --tool-source-sha256), recorded as its observed.tool.\n";
 
 }  // namespace
 
@@ -42,8 +44,13 @@ int main(int argc, char** argv) {
   } else if (args[0] == "--version") {
     out << "ratchet-scorer " << ratchet::kRatchetVersion << "\n";
     code = ratchet::kExitSuccess;
-  } else if (args[0] == "serve" && args.size() == 1) {
-    code = ratchet::ServeRequests(STDIN_FILENO, STDOUT_FILENO);
+  } else if (args[0] == "serve") {
+    if (args.size() == 1) {
+      code = ratchet::ServeRequests(STDIN_FILENO, STDOUT_FILENO);
+    } else {
+      // Its requests come on stdin, never as arguments.
+      err << "ratchet-scorer serve: takes no arguments, not '" << args[1] << "'\n" << kUsage;
+    }
   } else if (args[0] == "contract") {
     code = ratchet::RunScorerContract({args.begin() + 1, args.end()}, out, err);
   } else if (args[0] == "telemetry") {

@@ -1,20 +1,18 @@
 #include "session/session.h"
 
-#include <signal.h>
 #include <sys/random.h>
 #include <sys/stat.h>
 
 #include <algorithm>
-#include <atomic>
 #include <cerrno>
 #include <cstring>
 #include <ctime>
 #include <set>
 
 #include "contract/contract.h"
+#include "contract/python.h"
 #include "core/escaping_stream.h"
 #include "core/exit_codes.h"
-#include "contract/python.h"
 #include "core/file.h"
 #include "core/sha256.h"
 #include "data/pool.h"
@@ -24,13 +22,12 @@
 #include "rules/pyformat.h"
 #include "sandbox/spawn.h"
 #include "scorer/plan.h"
+#include "session/interrupt.h"
+#include "session/run_evidence.h"
+#include "session/run_progress.h"
 
 namespace ratchet {
 namespace {
-
-std::atomic<bool> g_interrupted{false};
-
-void OnSignal(int) { g_interrupted.store(true); }
 
 std::string UtcStamp() {
   std::time_t now = std::time(nullptr);
@@ -39,69 +36,6 @@ std::string UtcStamp() {
   char text[32];
   std::strftime(text, sizeof text, "%Y%m%dT%H%M%SZ", &utc);
   return text;
-}
-
-Json CallsJson(const RunOutcome& outcome) {
-  Json calls = Json::array();
-  int number = 0;
-  for (const CallRecord& call : outcome.calls) {
-    ++number;
-    calls.push_back({{"call", number},
-                     {"dataset", call.dataset},
-                     {"draw_index", call.draw_index},
-                     {"warmup_dataset", call.warmup_dataset},
-                     {"warmup_draw_index", call.warmup_draw_index},
-                     {"inputs_sha256", call.inputs_sha256},
-                     {"ms", call.ms},
-                     {"parent_ms", call.parent_ms},
-                     {"overhead_ms", call.overhead_ms},
-                     {"correct", call.correct},
-                     {"total", call.total},
-                     {"worker_exit", call.worker_exit},
-                     {"log_bytes", call.log_total_bytes},
-                     {"worker", call.hello},
-                     {"phases", call.phases}});
-  }
-  return calls;
-}
-
-Json ProblemsJson(const std::vector<Problem>& problems) {
-  Json out = Json::array();
-  for (const Problem& problem : problems) {
-    out.push_back({{"rule", problem.rule}, {"message", problem.message}});
-  }
-  return out;
-}
-
-Json JudgeJson(const RunOutcome& outcome) {
-  Json judge = {{"problems", ProblemsJson(outcome.problems())},
-                {"qualified", outcome.qualified()},
-                {"ranked_ms", outcome.qualified() ? Json(outcome.judgement->ranked_ms) : Json()},
-                {"summary", outcome.judgement ? Json(outcome.judgement->summary) : Json()},
-                {"floored", outcome.judgement ? outcome.judgement->floored : false}};
-  if (outcome.failure) judge["failed_call"] = outcome.calls.size();
-  if (outcome.harness_failure) judge["harness_failure"] = outcome.harness_failure->message;
-  return judge;
-}
-
-Status WriteRun(EvidenceWriter& evidence, const std::string& record_id, int run,
-                const Prepared& prepared, const RunOutcome& outcome) {
-  const std::string folder = RunFolder(record_id, run);
-  RATCHET_RETURN_IF_ERROR(evidence.WriteFile(
-      folder + "/submission/" + BaseName(prepared.submission.path), prepared.submission.source));
-  RATCHET_RETURN_IF_ERROR(evidence.WriteJson(folder + "/calls.json", CallsJson(outcome)));
-  RATCHET_RETURN_IF_ERROR(evidence.WriteJson(folder + "/judge.json", JudgeJson(outcome)));
-  int number = 0;
-  for (const CallRecord& call : outcome.calls) {
-    ++number;
-    if (!call.labels.empty()) {
-      RATCHET_RETURN_IF_ERROR(
-          evidence.WriteFile(folder + "/labels/" + CallNumber(number) + ".u8", call.labels));
-    }
-    RATCHET_RETURN_IF_ERROR(
-        evidence.WriteFile(folder + "/logs/" + CallNumber(number) + ".log", call.log));
-  }
-  return Status::Ok();
 }
 
 // The folders to cover, without one inside another (covering the outer one hides it already).
@@ -127,7 +61,7 @@ ScoringSession::~ScoringSession() {
   }
 }
 
-bool ScoringSession::interrupted() const { return g_interrupted.load(); }
+bool ScoringSession::interrupted() const { return Interrupted(); }
 
 std::string ScoringSession::device_kind() const {
   return contract_inputs_ ? contract_inputs_->machine.device.kind : "cpu";
@@ -135,6 +69,9 @@ std::string ScoringSession::device_kind() const {
 
 Result<std::unique_ptr<ScoringSession>> ScoringSession::Begin(const SessionOptions& options,
                                                               SessionOutput context) {
+  // From here on a signal sets the flag instead of ending the process: one that came between
+  // the evidence folder's beginning and a later handler would leave the folder partial.
+  InstallInterruptHandlers();
   std::unique_ptr<ScoringSession> session(new ScoringSession(context, options));
   Result<RuleSet> rules = LoadRuleSet(options.rules_path);
   if (!rules.ok()) return rules.status();
@@ -187,12 +124,8 @@ Result<std::unique_ptr<ScoringSession>> ScoringSession::Begin(const SessionOptio
   RATCHET_RETURN_IF_ERROR(MakeParentNonDumpable());
   // One run at a time owns the sandbox user: each kills every process of it when it reaps.
   if (DescribeSandbox().full) {
-    Result<SandboxLock> held = SandboxLock::Acquire(/*wait=*/false);
-    if (!held.ok()) {
-      context.err << "ratchet " << options.command << ": " << held.status().message()
-                  << "; waiting for it\n";
-      held = SandboxLock::Acquire(/*wait=*/true);
-    }
+    Result<SandboxLock> held =
+        SandboxLock::AcquireWaiting(options.command, context.err, InterruptFlag());
     if (!held.ok()) return held.status();
     session->lock_.emplace(std::move(*held));
   }
@@ -214,6 +147,9 @@ Result<std::unique_ptr<ScoringSession>> ScoringSession::Begin(const SessionOptio
       static_cast<ssize_t>(session->seed_.bytes.size())) {
     return Status::IOError("getrandom", errno);
   }
+  // A signal so far ends the session here, before it has a folder to finish; one from now on is
+  // answered by the run, which stops at its next step and finishes the folder as interrupted.
+  if (Interrupted()) return Status::Unavailable("interrupted before the evidence folder began");
   const std::string commit = RunSeedSha256(session->seed_);
   const std::string out = options.out.value_or("evidence/" + options.out_prefix + "-" + UtcStamp() +
                                                "-" + commit.substr(0, 8));
@@ -230,12 +166,6 @@ Result<std::unique_ptr<ScoringSession>> ScoringSession::Begin(const SessionOptio
     (void)session->Finish(kStatusFailed, ExitCodeFor(committed), committed.message());
     return committed;
   }
-
-  g_interrupted.store(false);
-  struct sigaction action = {};
-  action.sa_handler = OnSignal;
-  sigaction(SIGINT, &action, nullptr);
-  sigaction(SIGTERM, &action, nullptr);
   return session;
 }
 
@@ -259,51 +189,14 @@ Status ScoringSession::WriteContract(const Json* hello) {
   if (hello) AddCudaPropertiesFromHello(*hello, &contract_inputs_->machine);
   // What no hello told is asked of CUDA through the interpreter (seconds: torch is imported),
   // unless the run was interrupted, which should end at once: the lane then says null.
-  if (!g_interrupted.load()) AddCudaProperties(&contract_inputs_->machine);
-  Result<Json> contract = BuildContract(contract_inputs_->locked, contract_inputs_->machine,
-                                        contract_inputs_->tool);
+  if (!Interrupted()) AddCudaProperties(&contract_inputs_->machine);
+  Result<Json> contract =
+      BuildContract(contract_inputs_->locked, contract_inputs_->machine, contract_inputs_->tool);
   if (!contract.ok()) return contract.status();
   RATCHET_RETURN_IF_ERROR(evidence_->WriteJson(kContractFile, *contract));
   contract_ = *contract;
   return probe;
 }
-
-namespace {
-
-// A run's progress as lines for a person, and the contract written before its first window.
-class RunProgress : public RunObserver {
- public:
-  RunProgress(ScoringSession* session, std::ostream& out) : session_(session), out_(out) {}
-
-  Status BeforeFirstWindow(const Json* hello) override { return session_->WriteContract(hello); }
-
-  void FirstWorker(const Json& hello) override {
-    const SandboxInfo sandbox = DescribeSandbox();
-    out_ << "  " << TextOr(hello, "device_name") << ", torch " << TextOr(hello, "torch")
-         << ", sandbox "
-         << (sandbox.full ? "on" : "partial (" + sandbox.partial_reason + "): not an official time")
-         << "\n";
-    out_.flush();
-  }
-
-  void CallComplete(size_t number, size_t count, const CallRecord& record) override {
-    out_ << "  call " << (number < 10 ? " " : "") << number << "/" << count << ": "
-         << FormatFixed(record.ms, 3, true) << " ms, scorer's clock "
-         << FormatFixed(std::max(0.0, record.parent_ms - record.overhead_ms), 3, true) << " ms\n";
-    out_.flush();
-  }
-
- private:
-  static std::string TextOr(const Json& hello, const char* key) {
-    auto it = hello.find(key);
-    return it != hello.end() && it->is_string() ? it->get<std::string>() : "?";
-  }
-
-  ScoringSession* session_;
-  std::ostream& out_;
-};
-
-}  // namespace
 
 Result<RecordResult> ScoringSession::Score(const RecordSpec& record, int runs, int first_run) {
   RecordResult result;
@@ -331,7 +224,7 @@ Result<RecordResult> ScoringSession::Score(const RecordSpec& record, int runs, i
     outcome.failure = prepared->failure;
     RATCHET_RETURN_IF_ERROR(WriteRun(*evidence_, record.id, first_run, *prepared, outcome));
     result.runs.push_back(
-        {{"run", first_run}, {"qualified", false}, {"problems", ProblemsJson(outcome.problems())}});
+        {{"run", first_run}, {"qualified", false}, {"problems", RunProblemsJson(outcome)}});
     result.qualified = false;
     result.problems = outcome.problems();
     return result;
@@ -348,7 +241,7 @@ Result<RecordResult> ScoringSession::Score(const RecordSpec& record, int runs, i
     inputs.covered = covered_;
     inputs.python = python_;
     inputs.rules = &rules_;
-    inputs.interrupted = &g_interrupted;
+    inputs.interrupted = InterruptFlag();
     RunProgress progress(this, context_.out);
     inputs.observer = &progress;
     inputs.pairing = pairing_;
@@ -385,7 +278,7 @@ Result<RecordResult> ScoringSession::Score(const RecordSpec& record, int runs, i
         {"qualified", outcome->qualified()},
         {"ranked_ms", outcome->qualified() ? Json(outcome->judgement->ranked_ms) : Json()},
         {"summary", outcome->judgement ? Json(outcome->judgement->summary) : Json()},
-        {"problems", ProblemsJson(outcome->problems())},
+        {"problems", RunProblemsJson(*outcome)},
         {"holdout", outcome->plan.holdout},
         {"warmup", outcome->plan.warmup},
         {"single_foreign", outcome->plan.single_foreign}};
@@ -439,7 +332,7 @@ Result<Json> ScoringSession::ScoreEnergy(const RecordSpec& record, int run,
     say("energy: none: " + reason);
     return EnergyNotMeasuredJson(reason);
   }
-  const std::string file = RunFolder(record.id, run) + "/energy.json";
+  const std::string file = RunFile(RunFolder(record.id, run), kEnergyFile);
   if (!options_.energy) {
     const Json skipped = EnergyNotMeasuredJson("skipped (--no-energy)");
     say("energy not measured: skipped (--no-energy)");
@@ -468,7 +361,7 @@ Result<Json> ScoringSession::ScoreEnergy(const RecordSpec& record, int run,
   }
   inputs.timed_mnist_ms_median = Median(mnist_ms);
   inputs.band_bp = record.band_bp;
-  inputs.interrupted = &g_interrupted;
+  inputs.interrupted = InterruptFlag();
   say(EnergyIntroLine(rules_));
   EnergyOutcome energy = MeasureEnergyColumn(inputs, [] { return OpenNvml(); });
   if (energy.interrupted) {

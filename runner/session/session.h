@@ -37,7 +37,10 @@ struct SessionOutput {
 class ScoringSession {
  public:
   // Everything before the first worker that can fail on bad input or a missing dataset fails
-  // here, before any evidence folder exists.
+  // here, before any evidence folder exists. Begin installs the handlers of SIGINT and SIGTERM
+  // first (session/interrupt.h): a signal that comes before the folder begins (while the sandbox
+  // lock is awaited, say) fails Begin, and Interrupted() says why; one that comes after stops the
+  // first run, and the folder is finished as interrupted.
   static Result<std::unique_ptr<ScoringSession>> Begin(const SessionOptions& options,
                                                        SessionOutput output);
   ~ScoringSession();

@@ -2,9 +2,6 @@
 // energy column's telemetry reference alone, in fresh sandboxed workers
 // that run no submission, so that a maintainer can see what a board reads on it. A reference band
 // for a new board goes into a rule set only from readings like these (docs/energy.md).
-#include <signal.h>
-
-#include <atomic>
 #include <memory>
 #include <optional>
 #include <ostream>
@@ -24,15 +21,12 @@
 #include "sandbox/policy.h"
 #include "sandbox/reap.h"
 #include "sandbox/spawn.h"
+#include "session/interrupt.h"
 #include "session/scorer_commands.h"
 
 namespace ratchet {
 
 namespace {
-
-std::atomic<bool> g_telemetry_interrupted{false};
-
-void OnTelemetrySignal(int) { g_telemetry_interrupted.store(true); }
 
 std::string IdleWatts(const TelemetryRun& run) {
   const EnergyWindow& before = run.windows[0];
@@ -41,7 +35,13 @@ std::string IdleWatts(const TelemetryRun& run) {
 }
 
 int Run(const std::vector<std::string>& argv, std::ostream& print, std::ostream& warn) {
+  // Before the --out folder begins: a signal from now on removes it instead of leaving it partial.
+  InstallInterruptHandlers();
   auto fail = [&](const Status& status) { return ReportError(warn, "telemetry", status); };
+  auto interrupted = [&] {
+    warn << "ratchet telemetry: interrupted; nothing was written\n";
+    return kExitInterrupted;
+  };
   Result<Args> args =
       Args::Parse(argv, {{"runs", true}, {"out", true}, {"python", true}, {"rules", true}});
   if (!args.ok()) return fail(args.status());
@@ -67,12 +67,8 @@ int Run(const std::vector<std::string>& argv, std::ostream& print, std::ostream&
   if (!launch.ok()) return fail(launch.status());
   std::optional<SandboxLock> lock;
   if (DescribeSandbox().full) {
-    Result<SandboxLock> held = SandboxLock::Acquire(/*wait=*/false);
-    if (!held.ok()) {
-      warn << "ratchet telemetry: " << held.status().message() << "; waiting for it\n";
-      held = SandboxLock::Acquire(/*wait=*/true);
-    }
-    if (!held.ok()) return fail(held.status());
+    Result<SandboxLock> held = SandboxLock::AcquireWaiting("telemetry", warn, InterruptFlag());
+    if (!held.ok()) return Interrupted() ? interrupted() : fail(held.status());
     lock.emplace(std::move(*held));
     Status reaped = ReapWorkerUids();
     if (!reaped.ok()) return fail(reaped);
@@ -84,26 +80,18 @@ int Run(const std::vector<std::string>& argv, std::ostream& print, std::ostream&
     out.emplace(std::move(*begun));
   }
 
-  g_telemetry_interrupted.store(false);
-  struct sigaction action = {};
-  action.sa_handler = OnTelemetrySignal;
-  sigaction(SIGINT, &action, nullptr);
-  sigaction(SIGTERM, &action, nullptr);
-
   print << "telemetry reference: " << *runs << " fresh worker(s), each idle "
-              << FormatGeneral(rules->energy.idle_s) << " s (frozen), "
-              << FormatGeneral(rules->energy.reference_s) << " s of " << rules->energy.reference_dim
-              << "x" << rules->energy.reference_dim << " FP32 matmuls, idle again\n";
+        << FormatGeneral(rules->energy.idle_s) << " s (frozen), "
+        << FormatGeneral(rules->energy.reference_s) << " s of " << rules->energy.reference_dim
+        << "x" << rules->energy.reference_dim << " FP32 matmuls, idle again\n";
   print.flush();
   std::vector<TelemetryRun> measured;
   bool problems = false;
   for (int64_t k = 1; k <= *runs; ++k) {
-    Result<TelemetryRun> run =
-        MeasureTelemetryRun(*launch, *rules, **driver, &g_telemetry_interrupted);
-    if (g_telemetry_interrupted.load()) {
+    Result<TelemetryRun> run = MeasureTelemetryRun(*launch, *rules, **driver, InterruptFlag());
+    if (Interrupted()) {
       if (out) out->Abandon();
-      warn << "ratchet telemetry: interrupted; nothing was written\n";
-      return kExitInterrupted;
+      return interrupted();
     }
     if (!run.ok()) {
       if (out) out->Abandon();
@@ -114,10 +102,9 @@ int Run(const std::vector<std::string>& argv, std::ostream& print, std::ostream&
       print << "  " << (name.is_string() ? name.get<std::string>() : "the GPU") << "\n";
     }
     print << "run " << k << "/" << *runs << ": " << FormatFixed(run->reading.tflops_per_s, 1)
-                << " TFLOP/s at " << FormatFixed(run->reading.j_per_tflop, 2)
-                << " J/TFLOP above idle (idle " << IdleWatts(*run) << " W)\n";
-    for (const std::string& problem : run->problems)
-      print << "  problem: " << problem << "\n";
+          << " TFLOP/s at " << FormatFixed(run->reading.j_per_tflop, 2)
+          << " J/TFLOP above idle (idle " << IdleWatts(*run) << " W)\n";
+    for (const std::string& problem : run->problems) print << "  problem: " << problem << "\n";
     print.flush();
     problems = problems || !run->problems.empty();
     measured.push_back(std::move(run).value());
@@ -128,23 +115,22 @@ int Run(const std::vector<std::string>& argv, std::ostream& print, std::ostream&
     print << "no run read without a problem: no figures to give\n";
   } else {
     print << "over " << spread.runs << " run(s) without a problem (min / median / max):\n"
-                << "  " << FormatFixed(spread.tflops_min, 1) << " / "
-                << FormatFixed(spread.tflops_median, 1) << " / "
-                << FormatFixed(spread.tflops_max, 1) << " TFLOP/s\n"
-                << "  " << FormatFixed(spread.j_min, 2) << " / " << FormatFixed(spread.j_median, 2)
-                << " / " << FormatFixed(spread.j_max, 2) << " J/TFLOP above idle\n";
+          << "  " << FormatFixed(spread.tflops_min, 1) << " / "
+          << FormatFixed(spread.tflops_median, 1) << " / " << FormatFixed(spread.tflops_max, 1)
+          << " TFLOP/s\n"
+          << "  " << FormatFixed(spread.j_min, 2) << " / " << FormatFixed(spread.j_median, 2)
+          << " / " << FormatFixed(spread.j_max, 2) << " J/TFLOP above idle\n";
   }
   const Json name = measured.front().device.value("name", Json());
   const std::string device = name.is_string() ? name.get<std::string>() : "None";
   if (const ReferenceBand* band = rules->ReferenceBandFor(device)) {
     print << "the rule set " << rules->id << "'s band for " << band->boards() << ": "
-                << FormatGeneral(band->j_per_tflop.low) << "-"
-                << FormatGeneral(band->j_per_tflop.high) << " J/TFLOP at "
-                << FormatGeneral(band->tflops_per_s.low) << "-"
-                << FormatGeneral(band->tflops_per_s.high) << " TFLOP/s\n";
+          << FormatGeneral(band->j_per_tflop.low) << "-" << FormatGeneral(band->j_per_tflop.high)
+          << " J/TFLOP at " << FormatGeneral(band->tflops_per_s.low) << "-"
+          << FormatGeneral(band->tflops_per_s.high) << " TFLOP/s\n";
   } else {
     print << "the rule set " << rules->id << " has no band for " << device
-                << ": a run's energy column on it is reported unchecked\n";
+          << ": a run's energy column on it is reported unchecked\n";
   }
   if (out) {
     Result<std::string> text = EvidenceJsonText(TelemetryJson(measured, *rules), "telemetry.json");
@@ -161,8 +147,7 @@ int Run(const std::vector<std::string>& argv, std::ostream& print, std::ostream&
 
 }  // namespace
 
-int RunScorerTelemetry(const std::vector<std::string>& argv, std::ostream& out,
-                       std::ostream& err) {
+int RunScorerTelemetry(const std::vector<std::string>& argv, std::ostream& out, std::ostream& err) {
   return Run(argv, out, err);
 }
 

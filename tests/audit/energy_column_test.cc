@@ -4,7 +4,8 @@
 
 #include <gtest/gtest.h>
 
-#include "audit/fields.h"
+#include "audit/result.h"
+#include "evidence/fields.h"
 #include "fixture.h"
 #include "testdata.h"
 

@@ -378,7 +378,8 @@ TEST(Ratchet, TheBoardOfAnEvidenceIsItsContractsDeviceUuid) {
   ASSERT_TRUE(
       WriteFileAtomic(dir / "contract.json", R"({"observed": {"device_uuid": "GPU-cccc"}})").ok());
   EXPECT_EQ(EvidenceBoard(dir.path()), "GPU-cccc");
-  EXPECT_EQ(ContractBoard(Json::array()), "");
+  ASSERT_TRUE(WriteFileAtomic(dir / "contract.json", "[]").ok());
+  EXPECT_EQ(EvidenceBoard(dir.path()), "");  // not an object: no board
 }
 
 TEST(Ratchet, OnlyTimingRulesMakeAnOutcomeWorthScoringAgain) {

@@ -6,8 +6,9 @@
 #include <gtest/gtest.h>
 
 #include "audit/energy_column.h"
-#include "audit/fields.h"
+#include "audit/result.h"
 #include "audit/testdata.h"
+#include "evidence/fields.h"
 
 namespace ratchet {
 namespace {

@@ -13,10 +13,11 @@
 #include <thread>
 
 #include "audit/energy_column.h"
-#include "audit/fields.h"
+#include "audit/result.h"
 #include "core/file.h"
 #include "data/locate.h"
 #include "energy/energy_rules.h"
+#include "evidence/fields.h"
 #include "sandbox/lock.h"
 #include "sandbox/spawn.h"
 #include "support/checkout.h"

@@ -1,9 +1,15 @@
-// The sandbox lock: a second holder is refused (or waits) until the first lets go.
+// The sandbox lock: a second holder is refused (or waits, saying so, until it is interrupted)
+// until the first lets go.
 #include "sandbox/lock.h"
 
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <atomic>
+#include <chrono>
+#include <future>
+#include <optional>
+#include <sstream>
 #include <utility>
 
 #include "support/temp_dir.h"
@@ -37,6 +43,63 @@ TEST(SandboxLockTest, RefusesALinkInsteadOfTheFile) {
   ASSERT_FALSE(lock.ok());
   EXPECT_NE(lock.status().message().find("open the sandbox lock " + path), std::string::npos)
       << lock.status().message();
+}
+
+// A wait for the lock on its own thread, as `ratchet-scorer` waits for it.
+struct Waiter {
+  std::ostringstream said;
+  std::atomic<bool> interrupted{false};
+  std::future<Result<SandboxLock>> lock;
+
+  explicit Waiter(const std::string& path) {
+    lock = std::async(std::launch::async, [this, path] {
+      return SandboxLock::AcquireWaiting("score", said, &interrupted, path);
+    });
+  }
+  bool Done(std::chrono::milliseconds within) {
+    return lock.wait_for(within) == std::future_status::ready;
+  }
+};
+
+TEST(SandboxLockTest, AWaiterSaysWhoHoldsItOnceAndTakesItWhenFreed) {
+  TempDir dir;
+  const std::string path = dir / "sandbox.lock";
+  std::optional<SandboxLock> first(SandboxLock::Acquire(/*wait=*/false, path).value());
+  Waiter waiter(path);
+  EXPECT_FALSE(waiter.Done(std::chrono::milliseconds(500))) << "it took a held lock";
+  first.reset();
+  ASSERT_TRUE(waiter.Done(std::chrono::seconds(5))) << "it still waits for a lock let go";
+  Result<SandboxLock> taken = waiter.lock.get();
+  ASSERT_TRUE(taken.ok()) << taken.status().ToString();
+  EXPECT_EQ(waiter.said.str(),
+            "ratchet score: another ratchet process (pid " + std::to_string(getpid()) +
+                ") is using the sandbox; its lock is " + path + "; waiting for it\n");
+  EXPECT_FALSE(SandboxLock::Acquire(/*wait=*/false, path).ok()) << "the waiter does not hold it";
+}
+
+TEST(SandboxLockTest, AnInterruptedWaiterGivesUpAtOnce) {
+  TempDir dir;
+  const std::string path = dir / "sandbox.lock";
+  std::optional<SandboxLock> first(SandboxLock::Acquire(/*wait=*/false, path).value());
+  Waiter waiter(path);
+  EXPECT_FALSE(waiter.Done(std::chrono::milliseconds(300)));
+  waiter.interrupted.store(true);
+  const bool gave_up = waiter.Done(std::chrono::seconds(2));
+  first.reset();  // so that a waiter that did not give up ends, and the test with it
+  ASSERT_TRUE(gave_up) << "it still waited 2 s after the interrupt";
+  Result<SandboxLock> taken = waiter.lock.get();
+  ASSERT_FALSE(taken.ok());
+  EXPECT_EQ(taken.status().code(), Status::Code::kUnavailable);
+  EXPECT_NE(taken.status().message().find("interrupted"), std::string::npos)
+      << taken.status().message();
+}
+
+TEST(SandboxLockTest, AWaiterForAFreeLockTakesItWithoutAWord) {
+  TempDir dir;
+  std::ostringstream said;
+  Result<SandboxLock> taken = SandboxLock::AcquireWaiting("score", said, nullptr, dir / "lock");
+  ASSERT_TRUE(taken.ok()) << taken.status().ToString();
+  EXPECT_EQ(said.str(), "");
 }
 
 }  // namespace

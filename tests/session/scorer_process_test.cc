@@ -17,6 +17,7 @@
 #include "core/canonical_json.h"
 #include "core/file.h"
 #include "session/request.h"
+#include "session/scorer_binary.h"
 #include "support/checkout.h"
 #include "support/fast_rules.h"
 #include "support/processes.h"
@@ -28,60 +29,13 @@ extern char** environ;
 namespace ratchet {
 namespace {
 
-std::string TextOf(const std::string& path) {
-  Result<std::string> text = ReadFile(path);
-  return text.ok() ? *text : "";
-}
-
-std::string Request(const std::string& kind, const Json& body) {
-  Result<std::string> line = EncodeRequest(kind, body);
-  EXPECT_TRUE(line.ok()) << line.status().ToString();
-  return line.ok() ? *line : "";
-}
-
-std::string Scorer() { return DirName(RatchetBinary()) + "/ratchet-scorer"; }
-
-// Runs `ratchet-scorer serve` with `requests` on its stdin.
-BinaryRun Serve(const TempDir& dir, const std::string& requests) {
-  const std::string file = dir / "requests.jsonl";
-  EXPECT_TRUE(WriteFileAtomic(file, requests).ok());
-  BinaryRun run;
-  const std::string command = "'" + Scorer() + "' serve < '" + file + "' > '" + (dir / "answers") +
-                              "' 2> '" + (dir / "stderr") + "'";
-  const int status = std::system(command.c_str());
-  run.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  run.out = TextOf(dir / "answers");
-  run.err = TextOf(dir / "stderr");
-  return run;
-}
-
-// The answers of a run, by kind, the "out" and "err" text joined.
-std::map<std::string, std::vector<Json>> Answers(const std::string& out) {
-  std::map<std::string, std::vector<Json>> answers;
-  std::istringstream lines(out);
-  std::string line;
-  while (std::getline(lines, line)) {
-    Result<Message> message = ParseMessage(line);
-    EXPECT_TRUE(message.ok()) << line;
-    if (message.ok()) answers[message->kind].push_back(message->body);
-  }
-  return answers;
-}
-
-Json ReadJson(const std::string& path) {
-  Result<std::string> text = ReadFile(path);
-  EXPECT_TRUE(text.ok()) << path;
-  return text.ok() ? Json::parse(*text, nullptr, false) : Json();
-}
-
 TEST(ScorerProgram, AFirstRequestThatIsNotBeginIsRefused) {
   TempDir dir;
   BinaryRun run = Serve(dir, Request("score", Json::object()));
   EXPECT_EQ(run.exit_code, 2) << run.out << run.err;
   auto answers = Answers(run.out);
   ASSERT_EQ(answers["error"].size(), 1u) << run.out;
-  EXPECT_NE(answers["error"][0]["message"].get<std::string>().find("\"begin\""),
-            std::string::npos);
+  EXPECT_NE(answers["error"][0]["message"].get<std::string>().find("\"begin\""), std::string::npos);
   EXPECT_EQ(answers.count("begun"), 0u);
 }
 
@@ -98,12 +52,11 @@ TEST(ScorerProgram, AFileOfRequestsScoresOnItsOwn) {
   record.spec = SourceDir() + "/baselines/submissions/ncm.py";
   record.band_bp = 2000;
   // "complete" without records: the report holds what the scorer scored, as it assembles it.
-  BinaryRun run =
-      Serve(dir, Request("begin", SessionOptionsToJson(options)) +
-                     Request("score", {{"record", RecordSpecToJson(record)},
-                                             {"runs", 1},
-                                             {"first_run", 1}}) +
-                     Request("complete", Json::object()));
+  BinaryRun run = Serve(
+      dir,
+      Request("begin", SessionOptionsToJson(options)) +
+          Request("score", {{"record", RecordSpecToJson(record)}, {"runs", 1}, {"first_run", 1}}) +
+          Request("complete", Json::object()));
   auto answers = Answers(run.out);
   ASSERT_EQ(answers["begun"].size(), 1u) << run.out << run.err;
   ASSERT_EQ(answers["scored"].size(), 1u) << run.out;
@@ -114,8 +67,7 @@ TEST(ScorerProgram, AFileOfRequestsScoresOnItsOwn) {
   EXPECT_EQ(run.exit_code, expected) << run.out;
   EXPECT_EQ(answers["finished"][0]["exit_code"], expected);
   // The progress lines travelled as text for the tool to print.
-  std::string text;
-  for (const Json& out : answers["out"]) text += out.get<std::string>();
+  const std::string text = TextAnswers(run.out, "out");
   EXPECT_NE(text.find("call  1/4"), std::string::npos) << text;
 
   const Json status = ReadJson(dir / "evidence/status.json");
@@ -154,13 +106,13 @@ TEST(ScorerProgram, AnotherToolBesideTheSameScorerGivesTheSameLockedAndLane) {
   TempDir dir;
   auto contract_with = [&](const std::string& folder, const std::string& appended) {
     EXPECT_EQ(mkdir((dir / folder).c_str(), 0755), 0);
-    for (const char* program : {"ratchet", "ratchet-scorer", "ratchet-worker",
-                                "ratchet-worker.native.json"}) {
+    for (const char* program :
+         {"ratchet", "ratchet-scorer", "ratchet-worker", "ratchet-worker.native.json"}) {
       Result<std::string> bytes = ReadFile(DirName(RatchetBinary()) + "/" + program);
       if (!bytes.ok()) continue;  // no native worker where libtorch was not found
       const std::string copy = dir / (folder + "/" + program);
-      EXPECT_TRUE(WriteFileAtomic(copy, *bytes + (program == std::string("ratchet") ? appended : ""))
-                      .ok());
+      EXPECT_TRUE(
+          WriteFileAtomic(copy, *bytes + (program == std::string("ratchet") ? appended : "")).ok());
       EXPECT_EQ(chmod(copy.c_str(), 0755), 0);
     }
     const std::string command = "RATCHET_WORKER_DIR='" + SourceDir() + "/runner/worker' '" +

@@ -1,22 +1,33 @@
-// Typed reads of the fields of a JSON document under audit. A field that is missing or of the
-// wrong type becomes a finding naming the file and the field path ("calls.json: calls[2].ms"),
-// and the read gives nothing, so that the checks that need it are skipped rather than guessed.
-#ifndef RATCHET_AUDIT_FIELDS_H_
-#define RATCHET_AUDIT_FIELDS_H_
+// Strict, typed reads of the fields of an evidence document (the typed readers of
+// evidence/run_files.h, the audit). A field that is missing or of the wrong type becomes a
+// finding naming the file and the field path ("calls.json: calls[2].ms"), and the read gives
+// nothing, so that what needs it is skipped rather than guessed.
+#ifndef RATCHET_EVIDENCE_FIELDS_H_
+#define RATCHET_EVIDENCE_FIELDS_H_
 
 #include <cstdint>
 #include <optional>
 #include <string>
 
-#include "audit/result.h"
 #include "core/canonical_json.h"
 
 namespace ratchet {
 
+// Where a strict read reports what is wrong with a document (the audit's result).
+class FieldFindings {
+ public:
+  virtual ~FieldFindings() = default;
+  // `where` is "FILE: PATH"; the document, as read, breaks what relies on it.
+  virtual void Breaks(std::string where, std::string message) = 0;
+  // Said for the reader; what relies on the document may still stand.
+  virtual void Note(std::string where, std::string message) = 0;
+};
+
 class FieldReader {
  public:
   // `file` names the document in findings ("records/ncm/run-1/calls.json").
-  FieldReader(std::string file, AuditResult* result) : file_(std::move(file)), result_(result) {}
+  FieldReader(std::string file, FieldFindings* findings)
+      : file_(std::move(file)), result_(findings) {}
 
   // "FILE: PATH": how findings about a field of this document begin.
   std::string Where(const std::string& path) const;
@@ -43,19 +54,16 @@ class FieldReader {
 
   // Whether any read of this reader added a finding.
   bool failed() const { return failed_; }
-  AuditResult* result() const { return result_; }
+  FieldFindings* result() const { return result_; }
 
  private:
   const Json* Find(const Json& object, const std::string& path, const std::string& key,
                    bool (*accept)(const Json&), const char* expected, bool nullable);
 
   std::string file_;
-  AuditResult* result_;
+  FieldFindings* result_;
   bool failed_ = false;
 };
-
-// "a string", "an integer", ...: the JSON type of `value`, for messages.
-std::string JsonTypeName(const Json& value);
 
 // `value` as it reads in a message: a string quoted, a number in its shortest exact form.
 std::string JsonShown(const Json& value);
@@ -65,4 +73,4 @@ std::string ExactNumber(double value);
 
 }  // namespace ratchet
 
-#endif  // RATCHET_AUDIT_FIELDS_H_
+#endif  // RATCHET_EVIDENCE_FIELDS_H_

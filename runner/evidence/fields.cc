@@ -1,4 +1,4 @@
-#include "audit/fields.h"
+#include "evidence/fields.h"
 
 #include <charconv>
 
@@ -13,16 +13,6 @@ bool IsArray(const Json& v) { return v.is_array(); }
 bool IsObjectValue(const Json& v) { return v.is_object(); }
 
 }  // namespace
-
-std::string JsonTypeName(const Json& value) {
-  if (value.is_null()) return "null";
-  if (value.is_boolean()) return "a boolean";
-  if (value.is_number_integer()) return "an integer";
-  if (value.is_number()) return "a number";
-  if (value.is_string()) return "a string";
-  if (value.is_array()) return "an array";
-  return "an object";
-}
 
 std::string ExactNumber(double value) {
   char text[64];

@@ -1,0 +1,133 @@
+#include "contract/contract_view.h"
+
+namespace ratchet {
+namespace {
+
+bool IsObject(const Json& value) { return value.is_object(); }
+bool IsString(const Json& value) { return value.is_string(); }
+
+}  // namespace
+
+ContractField<Json> ContractView::Read(const std::vector<std::string>& keys,
+                                       bool (*accepts)(const Json&), const char* expected) const {
+  ContractField<Json> field;
+  for (const std::string& key : keys) field.path_ = JoinPath(field.path_, key);
+  if (!contract_.is_object()) {
+    field.problem_ = "expected an object, found " + JsonTypeName(contract_);
+    return field;
+  }
+  const Json* node = &contract_;
+  std::string path;
+  for (size_t i = 0; i < keys.size(); ++i) {
+    path = JoinPath(path, keys[i]);
+    auto it = node->find(keys[i]);
+    if (it == node->end()) {
+      field.wrong_path_ = path;
+      field.problem_ = "missing";
+      return field;
+    }
+    // Each part above the field must be an object, as the field itself must be `expected`.
+    const bool leaf = i + 1 == keys.size();
+    if (leaf) field.found_ = *it;
+    const std::string wanted = leaf ? expected : "an object";
+    if (it->is_null() || !(leaf ? accepts(*it) : it->is_object())) {
+      field.wrong_path_ = path;
+      field.problem_ = it->is_null() ? "null, expected " + wanted
+                                     : "expected " + wanted + ", found " + JsonTypeName(*it);
+      return field;
+    }
+    node = &*it;
+  }
+  field.value_ = *node;
+  return field;
+}
+
+ContractField<Json> ContractView::Object(const std::vector<std::string>& keys) const {
+  return Read(keys, IsObject, "an object");
+}
+
+ContractField<std::string> ContractView::String(const std::vector<std::string>& keys) const {
+  ContractField<Json> read = Read(keys, IsString, "a string");
+  ContractField<std::string> field;
+  if (read.ok()) field.value_ = read->get<std::string>();
+  field.found_ = std::move(read.found_);
+  field.path_ = std::move(read.path_);
+  field.wrong_path_ = std::move(read.wrong_path_);
+  field.problem_ = std::move(read.problem_);
+  return field;
+}
+
+ContractField<std::string> ContractView::schema() const { return String({"schema"}); }
+
+ContractField<Json> ContractView::locked() const { return Object({kContractLocked}); }
+ContractField<Json> ContractView::locked_scorer() const {
+  return Object({kContractLocked, "scorer"});
+}
+ContractField<std::string> ContractView::locked_harness() const {
+  return String({kContractLocked, "harness"});
+}
+ContractField<Json> ContractView::locked_rules() const {
+  return Object({kContractLocked, "rules"});
+}
+ContractField<std::string> ContractView::rules_id() const {
+  return String({kContractLocked, "rules", "id"});
+}
+ContractField<std::string> ContractView::rules_sha256() const {
+  return String({kContractLocked, "rules", "sha256"});
+}
+ContractField<Json> ContractView::locked_datasets() const {
+  return Object({kContractLocked, "datasets"});
+}
+ContractField<Json> ContractView::locked_dataset(const std::string& dataset) const {
+  return Object({kContractLocked, "datasets", dataset});
+}
+ContractField<std::string> ContractView::dataset_images_sha256(const std::string& dataset) const {
+  return String({kContractLocked, "datasets", dataset, "images_sha256"});
+}
+ContractField<std::string> ContractView::dataset_labels_sha256(const std::string& dataset) const {
+  return String({kContractLocked, "datasets", dataset, "labels_sha256"});
+}
+
+ContractField<Json> ContractView::lane() const { return Object({kContractLane}); }
+ContractField<std::string> ContractView::lane_id() const { return String({kContractLane, "id"}); }
+ContractField<Json> ContractView::device() const { return Object({kContractLane, "device"}); }
+ContractField<std::string> ContractView::device_kind() const {
+  return String({kContractLane, "device", "kind"});
+}
+ContractField<std::string> ContractView::device_name() const {
+  return String({kContractLane, "device", "name"});
+}
+
+ContractField<Json> ContractView::observed() const { return Object({kContractObserved}); }
+ContractField<std::string> ContractView::device_uuid() const {
+  return String({kContractObserved, "device_uuid"});
+}
+ContractField<std::string> ContractView::sandbox() const {
+  return String({kContractObserved, "sandbox"});
+}
+ContractField<ToolIdentity> ContractView::tool() const {
+  ContractField<ToolIdentity> field;
+  ContractField<Json> object = Object({kContractObserved, "tool"});
+  field.found_ = object.found_;
+  field.path_ = object.path_;
+  if (!object.ok()) {
+    field.wrong_path_ = object.wrong_path_;
+    field.problem_ = object.problem_;
+    return field;
+  }
+  ContractField<std::string> version = String({kContractObserved, "tool", "version"});
+  ContractField<std::string> sha256 = String({kContractObserved, "tool", "source_sha256"});
+  for (const ContractField<std::string>* part : {&version, &sha256}) {
+    if (!part->ok()) {
+      field.wrong_path_ = part->wrong_path_;
+      field.problem_ = part->problem_;
+      return field;
+    }
+  }
+  field.value_ = ToolIdentity{*version, *sha256};
+  return field;
+}
+
+ContractField<Json> ContractView::rule_set() const { return Object({kContractRuleSet}); }
+
+}  // namespace ratchet

@@ -1,0 +1,82 @@
+// The files of one run's folder in an evidence directory (records/<id>/run-<k>/, RunFolder):
+// their names, and one typed writer and one typed reader for each of its JSON documents, so that
+// the scorer that writes them and the tool that reads them (the audit) spell no name or field of
+// their own. docs/evidence.md says what each file and field means.
+#ifndef RATCHET_EVIDENCE_RUN_FILES_H_
+#define RATCHET_EVIDENCE_RUN_FILES_H_
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/canonical_json.h"
+#include "evidence/fields.h"
+
+namespace ratchet {
+
+inline constexpr char kCallsFile[] = "calls.json";
+inline constexpr char kJudgeFile[] = "judge.json";
+inline constexpr char kEnergyFile[] = "energy.json";
+// The submission's bytes as scored, under its own base name.
+inline constexpr char kSubmissionFolder[] = "submission";
+// Each call's labels (one byte a test row) and the kept tail of its worker's output.
+inline constexpr char kLabelsFolder[] = "labels";
+inline constexpr char kLogsFolder[] = "logs";
+
+// "<folder>/<name>": a file of the run folder `folder`.
+std::string RunFile(const std::string& folder, const char* name);
+// "<folder>/submission/<base_name>".
+std::string SubmissionPath(const std::string& folder, const std::string& base_name);
+// "<folder>/labels/<nn>.u8" and "<folder>/logs/<nn>.log" of call `call` (from 1).
+std::string LabelsPath(const std::string& folder, int call);
+std::string LogPath(const std::string& folder, int call);
+
+// One element of calls.json: a call that completed, or the one that failed (the last).
+struct CallEntry {
+  int64_t call = 0;  // from 1, in the order the calls ran
+  std::string dataset;
+  uint64_t draw_index = 0;
+  std::string warmup_dataset;
+  uint64_t warmup_draw_index = 0;
+  std::string inputs_sha256;  // of the timed call's inputs, as laid out in the input buffer
+  double ms = 0, parent_ms = 0, overhead_ms = 0;
+  int64_t correct = 0, total = 0;
+  std::string worker_exit;
+  int64_t log_bytes = 0;         // everything the worker printed (its log keeps the tail)
+  Json worker = Json::object();  // the worker's hello
+  Json phases = Json::object();  // where the window's time went: a diagnostic
+};
+
+Json CallsJson(const std::vector<CallEntry>& calls);
+// calls.json read strictly through `reader` (every finding names its field); nullopt when a
+// call cannot be read, is numbered out of order, or has a negative index or size. `worker` and
+// `phases` are diagnostics and taken as they are.
+std::optional<std::vector<CallEntry>> ReadCalls(const Json& list, FieldReader& reader);
+
+struct ProblemEntry {
+  std::string rule;
+  std::string message;
+};
+Json ProblemsJson(const std::vector<ProblemEntry>& problems);
+
+// judge.json: the run's verdict.
+struct JudgeEntry {
+  std::vector<ProblemEntry> problems;
+  bool qualified = false;
+  std::optional<double> ranked_ms;     // a qualified run's, and only its
+  std::optional<std::string> summary;  // null when the run was not judged
+  bool floored = false;                // the ranked time is the scorer's clock's
+  // The call that failed (the last of calls.json), when a failure stopped the run.
+  std::optional<int64_t> failed_call;
+  // Why the harness could not run the method: the run has no verdict.
+  std::optional<std::string> harness_failure;
+};
+
+Json JudgeJson(const JudgeEntry& judge);
+// judge.json read strictly through `reader`; nullopt when a field cannot be read.
+std::optional<JudgeEntry> ReadJudge(const Json& judge, FieldReader& reader);
+
+}  // namespace ratchet
+
+#endif  // RATCHET_EVIDENCE_RUN_FILES_H_
