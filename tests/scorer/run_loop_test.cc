@@ -439,6 +439,31 @@ TEST(RunLoopTest, APairThatFailsIsChargedToNeitherCallAndNoPairIsMadeAgain) {
   ExpectNothingLeft(world);
 }
 
+TEST(RunLoopTest, ALeadersWarmUpThatFailsBesideItsPairStartsBothCallsAgainAlone) {
+  World world;
+  world.device = "cuda";
+  world.warm_fails = {2};  // call 2's own worker, which leads the first pair
+  Scored scored = Score(&world, /*native=*/true, Pairing::kOnGpu);
+  ASSERT_TRUE(scored.outcome.ok()) << scored.outcome.status().message();
+  const RunOutcome& outcome = *scored.outcome;
+  EXPECT_FALSE(outcome.failure || outcome.harness_failure) << Events(world);
+  ASSERT_EQ(outcome.calls.size(), Plan().calls.size());
+  EXPECT_TRUE(world.violations.empty()) << world.violations.front() << "\n" << Events(world);
+  // Both calls of the pair run again, each from a worker of its own, and say why.
+  EXPECT_NE(outcome.calls[1].phases.value("restarted_because", "").find("its warm-up failed beside"),
+            std::string::npos)
+      << outcome.calls[1].phases.dump();
+  EXPECT_NE(outcome.calls[2].phases.value("restarted_because", "").find("warm-up beside it failed"),
+            std::string::npos)
+      << outcome.calls[2].phases.dump();
+  EXPECT_NE(world.timed_order[1], 2);
+  EXPECT_NE(world.timed_order[2], 3);
+  for (const CallRecord& call : outcome.calls) {
+    EXPECT_FALSE(call.phases.contains("paired_with")) << call.phases.dump();
+  }
+  ExpectNothingLeft(world);
+}
+
 TEST(RunLoopTest, AWorkerStartedAheadThatFailsIsStartedAgainOnceAndItsCallGoesOn) {
   World world;
   world.hello_fails = {2};
