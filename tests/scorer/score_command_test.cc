@@ -553,42 +553,24 @@ TEST(ScoreCommandTest, AWorkerThatCannotStartFailsTheRunAndKeepsItsEvidence) {
             std::make_pair(calls.st_mtim.tv_sec, calls.st_mtim.tv_nsec));
 }
 
-// A worker started ahead shares the machine with the running call's method, which may take what
-// its start needs: call 2's worker, started ahead during call 1, fails its hello, and is started
-// again when call 2 comes. With `always` this stand-in worker fails every start, and only the
-// second failure is the run's, the harness's. (The restart after a first failure, which a worker
-// inside its PID namespace cannot provoke by watching another, is tested with fake workers in
+// A worker started ahead that fails its hello is started again when its call comes, and only a
+// second failure is the run's, the harness's. This stand-in worker fails every start of call 2's
+// worker (uid 65533). (The restart after a first failure alone, which a worker inside its PID
+// namespace cannot provoke by watching another, is tested with fake workers in
 // run_loop_test.cc.)
 class WorkerStartedAheadTest : public ::testing::Test {
  protected:
-  std::string StandIn(const TempDir& dir, bool always) {
+  // ncm.py scored under the fast rules with the stand-in worker; the evidence goes to `out_`.
+  BinaryRun Score() {
     const std::string prelude =
-        std::string(
-            "import os, sys\n"
-            "def alive(uid):\n"
-            "    for pid in filter(str.isdigit, os.listdir('/proc')):\n"
-            "        try:\n"
-            "            with open(f'/proc/{pid}/status') as f:\n"
-            "                line = next(l for l in f if l.startswith('Uid:'))\n"
-            "        except (OSError, StopIteration):\n"
-            "            continue\n"
-            "        if int(line.split()[1]) == uid:\n"
-            "            return True\n"
-            "    return False\n"
-            "if os.getuid() == 65533 and (") +
-        (always ? "True" : "alive(65534)") +
-        "):\n"
+        "import os, sys\n"
+        "if os.getuid() == 65533:\n"
         "    print('this worker gives up: it was started while call 1 ran')\n"
         "    sys.exit(3)\n";
-    return StandInWorkers(dir, prelude + RealWorker());
-  }
-
-  // ncm.py scored under the fast rules with the stand-in worker; the evidence goes to `out_`.
-  BinaryRun Score(bool always) {
     out_ = dir_ / "evidence";
     return RunRatchet({"score", SourceDir() + "/baselines/submissions/ncm.py", "--band", "3000",
                        "--rules", FastRules(dir_), "--out", out_},
-                      {StandIn(dir_, always)});
+                      {StandInWorkers(dir_, prelude + RealWorker())});
   }
 
   TempDir dir_;
@@ -598,7 +580,7 @@ class WorkerStartedAheadTest : public ::testing::Test {
 TEST_F(WorkerStartedAheadTest, OnlyASecondFailureIsTheHarnesss) {
   if (!HavePython()) GTEST_SKIP() << "no python3 that imports torch";
   if (geteuid() != 0) GTEST_SKIP() << "workers are started ahead only under the full sandbox";
-  BinaryRun run = Score(/*always=*/true);
+  BinaryRun run = Score();
   const std::string& out = out_;
   EXPECT_EQ(run.exit_code, 3) << run.out << run.err;
   EXPECT_NE(run.err.find("the harness could not run call 2"), std::string::npos) << run.err;
