@@ -11,14 +11,13 @@
 #include "evidence/fields.h"
 #include "evidence/layout.h"
 #include "evidence/reader.h"
+#include "evidence/report_file.h"
 #include "rules/judge.h"
 #include "rules/pyformat.h"
 #include "rules/rule_set.h"
 
 namespace ratchet {
 namespace {
-
-constexpr char kReportSchema[] = "ratchet.report/1";
 
 std::string Quoted(const std::string& text) { return "'" + text + "'"; }
 
@@ -87,64 +86,41 @@ Result<std::optional<EntryClaim>> AuditEntry(EvidenceContext& context, const std
                                              int first_run, std::set<std::string>* listed_folders,
                                              AuditResult* result) {
   FieldReader record_reader(kReportFile, result);
-  if (!record_reader.IsObject(record, path)) return std::optional<EntryClaim>();
-  std::optional<std::string> submission = record_reader.String(record, path, "submission");
-  std::optional<std::string> function = record_reader.String(record, path, "function");
-  std::optional<std::string> sha256 = record_reader.String(record, path, "sha256");
-  std::optional<int64_t> band_bp = record_reader.Integer(record, path, "band_bp");
-  const Json* outcome = record_reader.Object(record, path, "outcome");
-  std::optional<std::optional<double>> ranked_ms =
-      record_reader.NullableNumber(record, path, "ranked_ms");
-  const Json* runs = record_reader.Array(record, path, "runs");
-  std::optional<std::string> status;
-  const Json* broken = nullptr;
-  if (outcome != nullptr) {
-    status = record_reader.String(*outcome, JoinPath(path, "outcome"), "status");
-    broken = record_reader.Array(*outcome, JoinPath(path, "outcome"), "broken");
-  }
-  if (record_reader.failed()) return std::optional<EntryClaim>();
-  if (*band_bp < 1 || *band_bp > 9999) {
+  std::optional<ReportEntry> entry = ReadReportEntry(record, path, record_reader);
+  if (!entry) return std::optional<EntryClaim>();
+  if (entry->band_bp < 1 || entry->band_bp > 9999) {
     result->Breaks(std::string(kReportFile) + ": " + JoinPath(path, "band_bp"),
-                   std::to_string(*band_bp) + " is not a band of 1..9999 basis points");
+                   std::to_string(entry->band_bp) + " is not a band of 1..9999 basis points");
     return std::optional<EntryClaim>();
   }
-  RecordFacts facts{id, *submission, *sha256, *band_bp};
+  RecordFacts facts{id, entry->submission, entry->sha256, entry->band_bp};
 
   bool all_known = true, all_qualified = true;
   std::vector<double> ranked;
   std::vector<double> energy_mj;  // the runs' energy figures (each checked against energy.json)
   std::set<std::string> rules_broken;
-  for (size_t i = 0; i < runs->size(); ++i) {
+  for (size_t i = 0; i < entry->runs.size(); ++i) {
     const std::string run_path = JoinPath(JoinPath(path, "runs"), i);
-    const Json& entry = (*runs)[i];
-    if (!record_reader.IsObject(entry, run_path)) {
-      all_known = false;
-      continue;
-    }
-    std::optional<int64_t> number = record_reader.Integer(entry, run_path, "run");
-    if (!number) {
-      all_known = false;
-      continue;
-    }
+    const ReportRun& report_run = entry->runs[i];
     const int64_t expected_number = first_run + static_cast<int64_t>(i);
-    if (*number != expected_number) {
+    if (report_run.run != expected_number) {
       result->Breaks(std::string(kReportFile) + ": " + JoinPath(run_path, "run"),
-                     std::to_string(*number) + " where run " + std::to_string(expected_number) +
-                         " belongs; runs are numbered in order");
+                     std::to_string(report_run.run) + " where run " +
+                         std::to_string(expected_number) + " belongs; runs are numbered in order");
       all_known = false;
       continue;
     }
-    listed_folders->insert(RunFolder(id, static_cast<int>(*number)));
+    listed_folders->insert(RunFolder(id, static_cast<int>(report_run.run)));
     Result<RunOutcomeFacts> run =
-        AuditRun(context, facts, static_cast<int>(*number), entry, run_path, result);
+        AuditRun(context, facts, static_cast<int>(report_run.run), report_run, run_path, result);
     if (!run.ok()) return run.status();
     if (!run->known) {
       all_known = false;
       continue;
     }
-    const Json run_energy = entry.value("energy", Json());
-    if (run_energy.is_object() && run_energy.value("mj_per_call", Json()).is_number()) {
-      energy_mj.push_back(run_energy["mj_per_call"].get<double>());
+    if (report_run.energy.is_object() &&
+        report_run.energy.value("mj_per_call", Json()).is_number()) {
+      energy_mj.push_back(report_run.energy["mj_per_call"].get<double>());
     }
     if (run->qualified && run->ranked_ms) {
       ranked.push_back(*run->ranked_ms);
@@ -153,7 +129,7 @@ Result<std::optional<EntryClaim>> AuditEntry(EvidenceContext& context, const std
       rules_broken.insert(run->rules_broken.begin(), run->rules_broken.end());
     }
   }
-  if (runs->empty()) {
+  if (entry->runs.empty()) {
     result->Breaks(std::string(kReportFile) + ": " + JoinPath(path, "runs"),
                    "no runs: nothing backs the outcome");
     all_known = false;
@@ -162,19 +138,21 @@ Result<std::optional<EntryClaim>> AuditEntry(EvidenceContext& context, const std
   // The entry's outcome and time follow from its runs.
   if (all_known) {
     const std::string expected_status = all_qualified ? "qualified" : "disqualified";
-    const Json expected_broken(std::vector<std::string>(rules_broken.begin(), rules_broken.end()));
+    const std::vector<std::string> expected_broken(rules_broken.begin(), rules_broken.end());
     const double median = all_qualified ? Median(ranked) : 0.0;
-    if (*status != expected_status) {
+    if (entry->qualified != all_qualified) {
       result->Breaks(std::string(kReportFile) + ": " + JoinPath(path, "outcome.status"),
-                     Quoted(*status) + ", but its runs make it " + expected_status);
+                     Quoted(entry->status()) + ", but its runs make it " + expected_status);
     }
-    if (*broken != expected_broken) {
+    if (entry->broken != expected_broken) {
       result->Breaks(std::string(kReportFile) + ": " + JoinPath(path, "outcome.broken"),
-                     JsonShown(*broken) + ", but its runs break " + JsonShown(expected_broken));
+                     JsonShown(Json(entry->broken)) + ", but its runs break " +
+                         JsonShown(Json(expected_broken)));
     }
-    if (ranked_ms->has_value() != all_qualified || (all_qualified && **ranked_ms != median)) {
+    if (entry->ranked_ms.has_value() != all_qualified ||
+        (all_qualified && *entry->ranked_ms != median)) {
       result->Breaks(std::string(kReportFile) + ": " + JoinPath(path, "ranked_ms"),
-                     (ranked_ms->has_value() ? ExactNumber(**ranked_ms) : std::string("null")) +
+                     (entry->ranked_ms ? ExactNumber(*entry->ranked_ms) : std::string("null")) +
                          ", but its runs give " +
                          (all_qualified ? ExactNumber(median) + " (the median of " +
                                               std::to_string(ranked.size()) + ")"
@@ -183,44 +161,37 @@ Result<std::optional<EntryClaim>> AuditEntry(EvidenceContext& context, const std
   }
   // The record's energy follows from its runs' too: the median of their figures (the column is
   // measured once per record) when every run qualified, else null, and how many have one.
-  if (all_known && record.contains("energy")) {
-    const Json& energy = record["energy"];
+  if (all_known) {
     const bool figure = all_qualified && !energy_mj.empty();
-    const Json expected_mj = figure ? Json(Median(energy_mj)) : Json();
-    const Json claimed_mj = energy.is_object() ? energy.value("mj_per_call", Json()) : Json();
-    const Json claimed_count = energy.is_object() ? energy.value("runs_measured", Json()) : Json();
-    const bool same_mj = claimed_mj.is_null()
-                             ? expected_mj.is_null()
-                             : claimed_mj.is_number() && expected_mj.is_number() &&
-                                   claimed_mj.get<double>() == expected_mj.get<double>();
-    if (!same_mj) {
+    const std::optional<double> expected_mj =
+        figure ? std::optional<double>(Median(energy_mj)) : std::nullopt;
+    if (entry->energy_mj != expected_mj) {
       result->Breaks(std::string(kReportFile) + ": " + JoinPath(path, "energy.mj_per_call"),
-                     JsonShown(claimed_mj) + ", but its runs give " +
-                         (figure ? ExactNumber(Median(energy_mj)) : std::string("null")));
+                     (entry->energy_mj ? ExactNumber(*entry->energy_mj) : std::string("null")) +
+                         ", but its runs give " +
+                         (figure ? ExactNumber(*expected_mj) : std::string("null")));
     }
-    if (!claimed_count.is_number_integer() ||
-        claimed_count.get<int64_t>() != static_cast<int64_t>(energy_mj.size())) {
+    if (entry->energy_runs_measured != static_cast<int64_t>(energy_mj.size())) {
       result->Breaks(std::string(kReportFile) + ": " + JoinPath(path, "energy.runs_measured"),
-                     JsonShown(claimed_count) + ", but " + std::to_string(energy_mj.size()) +
-                         " of its runs have an energy figure");
+                     std::to_string(entry->energy_runs_measured) + ", but " +
+                         std::to_string(energy_mj.size()) + " of its runs have an energy figure");
     }
   }
   EntryClaim claim;
-  claim.runs = static_cast<int>(runs->size());
-  claim.outcome = *status;
-  if (*status == "qualified" && ranked_ms->has_value()) {
+  claim.runs = static_cast<int>(entry->runs.size());
+  claim.outcome = entry->status();
+  if (entry->qualified && entry->ranked_ms) {
     claim.outcome +=
-        ", ranked " + FormatFixed(**ranked_ms, 3) + " ms" +
-        (runs->size() > 1 ? " (median of " + std::to_string(runs->size()) + " runs)" : "");
+        ", ranked " + FormatFixed(*entry->ranked_ms, 3) + " ms" +
+        (entry->runs.size() > 1 ? " (median of " + std::to_string(entry->runs.size()) + " runs)"
+                                : "");
   } else {
     std::string rules;
-    for (const Json& rule : *broken) {
-      rules += (rules.empty() ? "" : ", ") + (rule.is_string() ? rule.get<std::string>() : "?");
-    }
+    for (const std::string& rule : entry->broken) rules += (rules.empty() ? "" : ", ") + rule;
     if (!rules.empty()) claim.outcome += " (rules broken: " + rules + ")";
   }
-  claim.text = id + " (" + *submission + ":" + *function + ") at " +
-               FormatFixed(*band_bp / 100.0, 2) + "% error: " + claim.outcome;
+  claim.text = id + " (" + entry->submission + ":" + entry->function + ") at " +
+               FormatFixed(entry->band_bp / 100.0, 2) + "% error: " + claim.outcome;
   return std::optional<EntryClaim>(claim);
 }
 
@@ -357,10 +328,8 @@ Status AuditEvidence(const std::string& dir, const EvidenceAuditOptions& options
     return Status::Ok();
   }
   FieldReader reader(kReportFile, result);
-  std::optional<std::string> schema = reader.String(report, "", "schema");
-  if (schema && *schema != kReportSchema) {
-    result->Breaks(std::string(kReportFile) + ": schema",
-                   Quoted(*schema) + "; this ratchet reads " + kReportSchema);
+  const Json* records = ReportRecordsObject(report, reader);
+  if (records == nullptr && report.value("schema", Json()) != Json(kReportSchema)) {
     return Status::Ok();
   }
   std::optional<std::string> sandbox = reader.String(report, "", "sandbox");
@@ -385,7 +354,6 @@ Status AuditEvidence(const std::string& dir, const EvidenceAuditOptions& options
                         Quoted(*sandbox) + ": the workers ran without the full sandbox",
                         "the workers ran without the full sandbox (" + *sandbox + ")");
   }
-  const Json* records = reader.Object(report, "", "records");
   if (records == nullptr) return Status::Ok();
 
   int record_count = 0;

@@ -111,7 +111,7 @@ std::string LockedDifference(const ContractView& contract, const LocatedDataset&
 }  // namespace
 
 Result<RunOutcomeFacts> AuditRun(EvidenceContext& context, const RecordFacts& record, int run,
-                                 const Json& report_run, const std::string& report_path,
+                                 const ReportRun& report_run, const std::string& report_path,
                                  AuditResult* result) {
   const RuleSet& rules = *context.rules;
   const std::string folder = RunFolder(record.id, run);
@@ -145,7 +145,6 @@ Result<RunOutcomeFacts> AuditRun(EvidenceContext& context, const RecordFacts& re
   }
 
   // judge.json against the report's entry for the run.
-  FieldReader report_reader("report.json", result);
   std::optional<Json> judge_json =
       ReadRunJson(context, judge_file, "the run's verdict cannot be checked", result);
   FieldReader judge_reader(judge_file, result);
@@ -156,17 +155,15 @@ Result<RunOutcomeFacts> AuditRun(EvidenceContext& context, const RecordFacts& re
     facts.known = true;
     facts.qualified = judge->qualified;
     facts.ranked_ms = judge->ranked_ms;
-    // The report's entry for the run repeats the verdict.
+    // The report's entry for the run repeats the verdict (a refusal's has no time or summary).
     const Json verdict = JudgeJson(*judge);
+    const Json reported = ReportRunJson(report_run);
     for (const char* key : {"problems", "qualified", "ranked_ms", "summary"}) {
-      if (!report_run.contains(key)) {
-        if (std::string(key) == "ranked_ms" || std::string(key) == "summary")
-          continue;  // not on a refusal
-        result->Breaks("report.json: " + JoinPath(report_path, key), "missing");
-      } else if (report_run[key] != verdict[key]) {
-        result->Breaks("report.json: " + JoinPath(report_path, key),
-                       JsonShown(report_run[key]) + ", but " + judge_file + " says " +
-                           JsonShown(verdict[key]));
+      if (!reported.contains(key)) continue;
+      if (reported[key] != verdict[key]) {
+        result->Breaks(
+            "report.json: " + JoinPath(report_path, key),
+            JsonShown(reported[key]) + ", but " + judge_file + " says " + JsonShown(verdict[key]));
       }
     }
     if (judge->qualified != judge->problems.empty()) {
@@ -296,18 +293,20 @@ Result<RunOutcomeFacts> AuditRun(EvidenceContext& context, const RecordFacts& re
   const RunSeed run_seed =
       context.seed ? SeedOfRecordRun(*context.seed, record.id, run) : RunSeed{};
   if (context.seed && calls && !calls->empty()) {
-    std::optional<std::string> holdout = report_reader.String(report_run, report_path, "holdout");
-    std::optional<std::string> warmup = report_reader.String(report_run, report_path, "warmup");
-    std::optional<bool> single = report_reader.Bool(report_run, report_path, "single_foreign");
-    if (holdout && warmup && single) {
+    if (report_run.refused) {
+      result->Breaks("report.json: " + report_path,
+                     "a run refused before it was planned, but " + calls_file + " lists calls");
+    } else {
+      const std::string& holdout = report_run.holdout;
+      const std::string& warmup = report_run.warmup;
       const std::vector<std::string> present =
-          *single ? std::vector<std::string>{*holdout} : rules.datasets.foreign;
+          report_run.single_foreign ? std::vector<std::string>{holdout} : rules.datasets.foreign;
       Result<RunPlan> plan = MakeRunPlan(run_seed, rules, present);
       if (!plan.ok()) return plan.status();
       bool agrees = true;
-      if (plan->holdout != *holdout || plan->warmup != *warmup) {
-        result->Breaks("report.json: " + report_path, "hold-out " + *holdout + " and warm-up " +
-                                                          *warmup +
+      if (plan->holdout != holdout || plan->warmup != warmup) {
+        result->Breaks("report.json: " + report_path, "hold-out " + holdout + " and warm-up " +
+                                                          warmup +
                                                           ", but the revealed seed makes them " +
                                                           plan->holdout + " and " + plan->warmup);
         agrees = false;
@@ -467,7 +466,7 @@ Result<RunOutcomeFacts> AuditRun(EvidenceContext& context, const RecordFacts& re
   const std::string energy_file = RunFile(folder, kEnergyFile);
   const std::string report_energy = "report.json: " + JoinPath(report_path, "energy");
   if (context.items.count(energy_file) == 0) {
-    const Json claimed = report_run.value("energy", Json());
+    const Json& claimed = report_run.energy;
     if (claimed.is_object() && claimed.value("mj_per_call", Json()).is_number()) {
       result->Breaks(report_energy, "claims an energy column, but the run has no energy.json");
     }
@@ -480,10 +479,10 @@ Result<RunOutcomeFacts> AuditRun(EvidenceContext& context, const RecordFacts& re
   } else {
     std::optional<Json> energy =
         ReadRunJson(context, energy_file, "the energy column cannot be checked", result);
-    if (energy && report_run.contains("energy")) {
+    if (energy && !report_run.energy.is_null()) {
       Json summary = *energy;
       if (summary.is_object()) summary.erase("windows");
-      if (report_run["energy"] != summary) {
+      if (report_run.energy != summary) {
         result->Breaks(report_energy, "is not " + energy_file + " without its windows");
       }
     }

@@ -15,6 +15,7 @@
 #include "data/keyed_stream.h"
 #include "data/locate.h"
 #include "evidence/manifest.h"
+#include "evidence/report_file.h"
 #include "rules/rule_set.h"
 #include "scorer/plan.h"
 
@@ -57,11 +58,11 @@ struct RunOutcomeFacts {
   std::vector<std::string> rules_broken;
 };
 
-// Audits records/<record.id>/run-<run>/ against `report_run` (the report's entry, already known
-// to be an object at report.json path `report_path`). Errors only when datasets cannot be
+// Audits records/<record.id>/run-<run>/ against `report_run` (the report's entry, read at
+// report.json path `report_path`). Errors only when datasets cannot be
 // located for a reason that is the user's (a --data that is not a folder) or the harness's.
 Result<RunOutcomeFacts> AuditRun(EvidenceContext& context, const RecordFacts& record, int run,
-                                 const Json& report_run, const std::string& report_path,
+                                 const ReportRun& report_run, const std::string& report_path,
                                  AuditResult* result);
 
 }  // namespace ratchet

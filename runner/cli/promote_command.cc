@@ -19,6 +19,7 @@
 #include "core/sha256.h"
 #include "evidence/manifest.h"
 #include "evidence/reader.h"
+#include "evidence/report_file.h"
 
 #if RATCHET_HAVE_LIBGIT2
 #include <git2.h>
@@ -52,6 +53,19 @@ const char kPromoteUsage[] =
     "            2 bad usage or input; 3 the harness could not do its work\n";
 
 namespace {
+
+// The findings of report.json's typed reader, for promote's refusal.
+class RefusalLines : public FieldFindings {
+ public:
+  void Breaks(std::string where, std::string message) override {
+    lines_ += (lines_.empty() ? "" : "; ") + where + ": " + message;
+  }
+  void Note(std::string, std::string) override {}
+  const std::string& text() const { return lines_; }
+
+ private:
+  std::string lines_;
+};
 
 struct Review {
   std::string reviewer;
@@ -301,46 +315,30 @@ int Run(CommandContext& context) {
   std::ostringstream promoted;
   for (const std::string& id : ids) {
     BaselineRecord& record = baseline->records[id];
-    const Json& first = records[id];
-    std::string where = evidence_path + "/report.json: records." + id;
-    const Json sha256 = first.is_object() ? first.value("sha256", Json()) : Json();
-    if (!sha256.is_string()) {
-      return fail(Status::BadInput(where + ".sha256: not the sha256 of a submission's bytes"));
+    const std::string where = evidence_path + "/report.json";
+    RefusalLines findings;
+    FieldReader reader(where, &findings);
+    std::optional<ReportRecord> report_record =
+        ReadReportRecord(records[id], JoinPath("records", id), reader);
+    if (!report_record) {
+      return fail(Status::BadInput(findings.text() + ": not a record as `ratchet run` writes it"));
     }
     // A record scored once more (its outcome differed from the reviewed one by timing rules
     // alone, or its time fell outside the tolerance) was held to that second scoring, under
     // `rerun`: that is the outcome and the time promoted.
-    const Json rerun = first.is_object() ? first.value("rerun", Json()) : Json();
-    if (!rerun.is_null() && !rerun.is_object()) {
-      return fail(Status::BadInput(where + ".rerun: not a scoring as `ratchet run` writes it"));
+    const ReportEntry& scored = report_record->scored();
+    if (scored.sha256 != report_record->first.sha256) {
+      return fail(Status::BadInput(where + ": records." + id + ".rerun.sha256: " + scored.sha256 +
+                                   ", not the first scoring's " + report_record->first.sha256 +
+                                   ": one run scores one file"));
     }
-    const Json& scored = rerun.is_object() ? rerun : first;
-    if (rerun.is_object()) {
-      where += ".rerun";
-      if (rerun.value("sha256", Json()) != sha256) {
-        return fail(Status::BadInput(where + ".sha256: " + rerun.value("sha256", Json()).dump() +
-                                     ", not the first scoring's " + sha256.dump() +
-                                     ": one run scores one file"));
-      }
-    }
-    const Json outcome_json = scored.is_object() ? scored.value("outcome", Json()) : Json();
-    const Json status = outcome_json.is_object() ? outcome_json.value("status", Json()) : Json();
-    const Json broken = outcome_json.is_object() ? outcome_json.value("broken", Json()) : Json();
-    const Json ranked = scored.is_object() ? scored.value("ranked_ms", Json()) : Json();
-    if (!status.is_string() || !broken.is_array() || !(ranked.is_null() || ranked.is_number())) {
-      return fail(Status::BadInput(where +
-                                   ": not a record as `ratchet run` writes it (outcome.status, "
-                                   "outcome.broken, ranked_ms)"));
-    }
+    const std::string sha256 = scored.sha256;
+    const std::optional<double> ranked = scored.ranked_ms;
     Expected outcome;
-    outcome.status = status.get<std::string>();
-    for (const Json& rule : broken) {
-      if (!rule.is_string())
-        return fail(Status::BadInput(where + ".outcome.broken: a rule id is not a string"));
-      outcome.broken.push_back(rule.get<std::string>());
-    }
+    outcome.status = scored.status();
+    outcome.broken = scored.broken;
     record.expected = outcome;
-    if (!record.sha256.empty() && record.sha256 != sha256.get<std::string>()) {
+    if (!record.sha256.empty() && record.sha256 != sha256) {
       // Times reviewed on other lanes were scored on other bytes: none of them stands for these.
       for (auto it = record.timing.begin(); it != record.timing.end();) {
         if (gpu && it->first == lane) {
@@ -354,10 +352,10 @@ int Run(CommandContext& context) {
         it = record.timing.erase(it);
       }
     }
-    record.sha256 = sha256.get<std::string>();
-    if (gpu && ranked.is_number()) {
+    record.sha256 = sha256;
+    if (gpu && ranked) {
       LaneTiming timing = record.timing.count(lane) ? record.timing[lane] : LaneTiming{};
-      timing.ranked_ms = ranked.get<double>();
+      timing.ranked_ms = *ranked;
       timing.board = contract.device_uuid().value_or("");  // the board this time was scored on
       record.timing[lane] = timing;
     } else if (outcome.status != "qualified") {
@@ -373,9 +371,8 @@ int Run(CommandContext& context) {
       promoted << (i ? ", " : " (") << outcome.broken[i]
                << (i + 1 == outcome.broken.size() ? ")" : "");
     }
-    if (gpu && ranked.is_number())
-      promoted << ", " << ranked.get<double>() << " ms on lane " << lane;
-    if (rerun.is_object()) promoted << " (its second scoring in the run)";
+    if (gpu && ranked) promoted << ", " << *ranked << " ms on lane " << lane;
+    if (report_record->rerun) promoted << " (its second scoring in the run)";
     promoted << "\n";
   }
   if (new_lane) {

@@ -195,7 +195,7 @@ int Run(CommandContext& context) {
   RatchetInputs inputs;
   inputs.rule_set = session.rule_set();
   inputs.require_lane = args->Has("require-lane");
-  Json report_records = Json::object();
+  std::map<std::string, ReportRecord> report_records;
   std::vector<std::string> notes;
   for (const std::string& id : selected) {
     const BaselineRecord& record = baseline->records.at(id);
@@ -216,7 +216,7 @@ int Run(CommandContext& context) {
     scored.sha256 = result->source_sha256;
     scored.outcome = {result->qualified ? "qualified" : "disqualified", result->broken()};
     scored.ranked_ms = result->ranked_ms();
-    Json entry = result->ReportJson(specs[id].band_bp);
+    ReportRecord entry{result->ReportOf(specs[id].band_bp), std::nullopt};
 
     // An outcome that differs from the reviewed one by timing rules alone (on any lane) is
     // scored once more before it counts: the outcome of the runs made again is the one compared.
@@ -231,7 +231,7 @@ int Run(CommandContext& context) {
       scored.first_outcome = scored.outcome;
       scored.outcome = {again->qualified ? "qualified" : "disqualified", again->broken()};
       scored.ranked_ms = again->ranked_ms();
-      entry["rerun"] = again->ReportJson(specs[id].band_bp);
+      entry.rerun = again->ReportOf(specs[id].band_bp);
       inputs.scored[id] = scored;
       report_records[id] = entry;
       continue;
@@ -260,7 +260,7 @@ int Run(CommandContext& context) {
         scored.outcome = again_outcome;  // the outcome moved: that is what is reported
         scored.ranked_ms = again->ranked_ms();
       }
-      entry["rerun"] = again->ReportJson(specs[id].band_bp);
+      entry.rerun = again->ReportOf(specs[id].band_bp);
     }
     inputs.scored[id] = scored;
     report_records[id] = entry;
@@ -328,7 +328,7 @@ int Run(CommandContext& context) {
                 {"lane_reviewed", ratchet.lane_reviewed},
                 {"errors", errors},
                 {"notes", ratchet.notes},
-                {"records", report_records},
+                {"records", ReportRecordsJson(report_records)},
                 {"exit_code", exit_code}};
     context.out << out.dump(2) << "\n";
     return exit_code;

@@ -7,11 +7,10 @@
 
 #include "contract/contract_view.h"
 #include "evidence/layout.h"
+#include "evidence/report_file.h"
 
 namespace ratchet {
 namespace {
-
-constexpr char kReportSchema[] = "ratchet.report/1";
 
 // "[]" or "[accuracy, worker.exit]": a set of rule ids as the tables print it.
 std::string RuleList(const std::vector<std::string>& rules) {
@@ -28,85 +27,29 @@ std::string NumberText(double value) {
   return Json(value).dump();
 }
 
-// A string member of `object`, nullopt when it is absent or null; `problem` is set when it is
-// there with another type.
-std::optional<std::string> OptionalString(const Json& object, const std::string& key,
-                                          const std::string& path, std::string* problem) {
-  auto it = object.find(key);
-  if (it == object.end() || it->is_null()) return std::nullopt;
-  if (!it->is_string()) {
-    *problem = JoinPath(path, key) + ": not a string";
-    return std::nullopt;
+// The findings of report.json's typed reader, as the comparison's problem lines.
+class ProblemLines : public FieldFindings {
+ public:
+  void Breaks(std::string where, std::string message) override {
+    lines.push_back(where + ": " + message);
   }
-  return it->get<std::string>();
-}
+  void Note(std::string, std::string) override {}
+  std::vector<std::string> lines;
+};
 
-std::optional<double> OptionalNumber(const Json& object, const std::string& key,
-                                     const std::string& path, std::string* problem) {
-  auto it = object.find(key);
-  if (it == object.end() || it->is_null()) return std::nullopt;
-  if (!it->is_number()) {
-    *problem = JoinPath(path, key) + ": not a number";
-    return std::nullopt;
-  }
-  return it->get<double>();
-}
-
-// One record of report.json; an empty `problem` when it reads.
-RecordEntry ReadRecord(const Json& value, const std::string& path, std::string* problem) {
+// What the comparison needs of a record of report.json: the scoring `ratchet run` compared (a
+// record scored once more was held to that second scoring, its `rerun`, here as there).
+RecordEntry EntryOf(const ReportRecord& record) {
+  const ReportEntry& scored = record.scored();
   RecordEntry entry;
-  if (!value.is_object()) {
-    *problem = path + ": not an object";
-    return entry;
-  }
-  // A record `ratchet run` scored once more was held to that second scoring (its `rerun`):
-  // its outcome and time are the ones compared, here as there.
-  const Json* scoring = &value;
-  std::string scoring_path = path;
-  if (auto rerun = value.find("rerun"); rerun != value.end()) {
-    if (!rerun->is_object()) {
-      *problem = JoinPath(path, "rerun") + ": not an object";
-      return entry;
-    }
-    scoring = &*rerun;
-    scoring_path = JoinPath(path, "rerun");
-    entry.second_scoring = true;
-  }
-  auto outcome = scoring->find("outcome");
-  if (outcome == scoring->end() || !outcome->is_object()) {
-    *problem = JoinPath(scoring_path, "outcome") +
-               (outcome == scoring->end() ? ": missing" : ": not an object");
-    return entry;
-  }
-  const std::string outcome_path = JoinPath(scoring_path, "outcome");
-  auto status = outcome->find("status");
-  if (status == outcome->end() || !status->is_string() ||
-      (*status != "qualified" && *status != "disqualified")) {
-    *problem = JoinPath(outcome_path, "status") +
-               (status == outcome->end()
-                    ? ": missing"
-                    : ": " + status->dump() + ", expected \"qualified\" or \"disqualified\"");
-    return entry;
-  }
-  entry.status = status->get<std::string>();
-  auto broken = outcome->find("broken");
-  if (broken == outcome->end() || !broken->is_array()) {
-    *problem = JoinPath(outcome_path, "broken") +
-               (broken == outcome->end() ? ": missing" : ": not an array");
-    return entry;
-  }
-  for (size_t i = 0; i < broken->size(); ++i) {
-    if (!(*broken)[i].is_string()) {
-      *problem = JoinPath(JoinPath(outcome_path, "broken"), i) + ": not a string";
-      return entry;
-    }
-    entry.broken.push_back((*broken)[i].get<std::string>());
-  }
+  entry.status = scored.status();
+  entry.broken = scored.broken;
   std::sort(entry.broken.begin(), entry.broken.end());
   entry.broken.erase(std::unique(entry.broken.begin(), entry.broken.end()), entry.broken.end());
-  entry.ranked_ms = OptionalNumber(*scoring, "ranked_ms", scoring_path, problem);
-  if (problem->empty()) entry.sha256 = OptionalString(value, "sha256", path, problem);
-  if (problem->empty()) entry.band_bp = OptionalNumber(value, "band_bp", path, problem);
+  entry.ranked_ms = scored.ranked_ms;
+  entry.sha256 = record.first.sha256;
+  entry.band_bp = static_cast<double>(record.first.band_bp);
+  entry.second_scoring = record.rerun.has_value();
   return entry;
 }
 
@@ -195,29 +138,23 @@ std::vector<std::pair<std::string, RecordEntry>> ReadReportRecords(
   std::vector<std::pair<std::string, RecordEntry>> records;
   // An absent or unparsable report.json is already a finding of the reader.
   if (report.is_null()) return records;
-  const std::string file = kReportFile;
-  if (!report.is_object()) {
-    problems->push_back(file + ": not a JSON object");
-    return records;
-  }
-  auto schema = report.find("schema");
-  if (schema != report.end() && *schema != kReportSchema) {
-    problems->push_back(file + ": schema: " + schema->dump() + ", expected \"" + kReportSchema +
-                        "\"");
-  }
-  auto all = report.find("records");
-  if (all == report.end() || !all->is_object()) {
-    problems->push_back(file + ": records: " + (all == report.end() ? "missing" : "not an object"));
-    return records;
-  }
+  ProblemLines findings;
+  FieldReader top(kReportFile, &findings);
+  const Json* all = ReportRecordsObject(report, top);
+  problems->insert(problems->end(), findings.lines.begin(), findings.lines.end());
+  if (all == nullptr) return records;
   for (auto it = all->begin(); it != all->end(); ++it) {
-    std::string problem;
-    RecordEntry entry = ReadRecord(it.value(), JoinPath("records", it.key()), &problem);
-    if (!problem.empty()) {
-      problems->push_back(file + ": " + problem + " (the record is left out)");
+    ProblemLines record_findings;
+    FieldReader reader(kReportFile, &record_findings);
+    std::optional<ReportRecord> record =
+        ReadReportRecord(it.value(), JoinPath("records", it.key()), reader);
+    if (!record) {
+      for (const std::string& line : record_findings.lines) {
+        problems->push_back(line + " (the record is left out)");
+      }
       continue;
     }
-    records.emplace_back(it.key(), std::move(entry));
+    records.emplace_back(it.key(), EntryOf(*record));
   }
   return records;
 }

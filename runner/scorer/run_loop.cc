@@ -34,7 +34,13 @@ static_assert(kNativeWorkersAheadPaired + 1 <= kWorkerUidCount - 1);
 
 }  // namespace
 
-using namespace run_loop_internal;
+using run_loop_internal::AddWorkerSteps;
+using run_loop_internal::DrawPhrase;
+using run_loop_internal::InputsSha256;
+using run_loop_internal::MsSince;
+using run_loop_internal::PlannedRecord;
+using run_loop_internal::RunsAsItsUid;
+using run_loop_internal::TextOf;
 
 RunLoop::RunLoop(const RunInputs& inputs, const RunPlan& plan, WorkerStarter& starter,
                  DrawMaker make_draw)

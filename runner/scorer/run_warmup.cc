@@ -13,7 +13,11 @@ constexpr double kPairHelloWaitS = 0.1;
 
 }  // namespace
 
-using namespace run_loop_internal;
+using run_loop_internal::AddWorkerSteps;
+using run_loop_internal::DrawPhrase;
+using run_loop_internal::MsSince;
+using run_loop_internal::PlannedRecord;
+using run_loop_internal::RunsAsItsUid;
 
 // Warm-ups in pairs (docs/scoring.md, "Warm-ups in pairs"): a call may calibrate the next call's
 // worker right after its own, load the method into both and run both warm-ups side by side;

@@ -44,6 +44,16 @@ Result<std::optional<std::string>> GetOptional(const Json& json, const char* key
   return std::optional<std::string>(*value);
 }
 
+// The first finding of a strict read, for an error message.
+class MessageFindings : public FieldFindings {
+ public:
+  void Breaks(std::string where, std::string message) override {
+    if (first.empty()) first = where + ": " + message;
+  }
+  void Note(std::string, std::string) override {}
+  std::string first;
+};
+
 }  // namespace
 
 std::optional<double> RecordResult::ranked_ms() const {
@@ -57,25 +67,22 @@ std::vector<std::string> RecordResult::broken() const {
   return std::vector<std::string>(rules.begin(), rules.end());
 }
 
-Json RecordResult::EnergyJson() const {
+ReportEntry RecordResult::ReportOf(int64_t band_bp) const {
+  ReportEntry entry;
+  entry.submission = file;
+  entry.function = function;
+  entry.sha256 = source_sha256;
+  entry.band_bp = band_bp;
+  entry.qualified = qualified;
+  entry.broken = broken();
+  entry.ranked_ms = ranked_ms();
   // The column is measured once per record, on its first qualified run (as the seed measures it
   // once per scoring); its figure is the record's.
-  const bool measured = qualified && !energy_mj.empty();
-  return {{"mj_per_call", measured ? Json(Median(energy_mj)) : Json()},
-          {"runs_measured", energy_mj.size()}};
-}
-
-Json RecordResult::ReportJson(int64_t band_bp) const {
-  std::optional<double> ranked_time = ranked_ms();
-  return {{"submission", file},
-          {"function", function},
-          {"sha256", source_sha256},
-          {"band_bp", band_bp},
-          {"outcome", {{"status", qualified ? "qualified" : "disqualified"}, {"broken", broken()}}},
-          {"ranked_ms", ranked_time ? Json(*ranked_time) : Json()},
-          {"energy", EnergyJson()},
-          {"review_flags", review_flags},
-          {"runs", runs}};
+  if (qualified && !energy_mj.empty()) entry.energy_mj = Median(energy_mj);
+  entry.energy_runs_measured = static_cast<int64_t>(energy_mj.size());
+  entry.review_flags = review_flags;
+  entry.runs = runs;
+  return entry;
 }
 
 Json StatusToJson(const Status& status) {
@@ -99,16 +106,17 @@ Status StatusFromJson(const Json& json) {
 }
 
 Json SessionOptionsToJson(const SessionOptions& options) {
-  return {{"schema", kScorerRequestSchema},
-          {"command", options.command},
-          {"data", Optional(options.data_dir)},
-          {"python", Optional(options.python)},
-          {"rules", Optional(options.rules_path)},
-          {"out", Optional(options.out)},
-          {"out_prefix", options.out_prefix},
-          {"needs_python", options.needs_python},
-          {"energy", options.energy},
-          {"tool", {{"version", options.tool_version}, {"source_sha256", options.tool_source_sha256}}}};
+  return {
+      {"schema", kScorerRequestSchema},
+      {"command", options.command},
+      {"data", Optional(options.data_dir)},
+      {"python", Optional(options.python)},
+      {"rules", Optional(options.rules_path)},
+      {"out", Optional(options.out)},
+      {"out_prefix", options.out_prefix},
+      {"needs_python", options.needs_python},
+      {"energy", options.energy},
+      {"tool", {{"version", options.tool_version}, {"source_sha256", options.tool_source_sha256}}}};
 }
 
 Result<SessionOptions> SessionOptionsFromJson(const Json& json) {
@@ -116,26 +124,24 @@ Result<SessionOptions> SessionOptionsFromJson(const Json& json) {
   if (!schema.ok()) return schema.status();
   if (*schema != kScorerRequestSchema) {
     return Status::BadInput("the request's schema is " + *schema + ", this scorer reads " +
-                            kScorerRequestSchema +
-                            ": run ratchet and ratchet-scorer of one build");
+                            kScorerRequestSchema + ": run ratchet and ratchet-scorer of one build");
   }
   SessionOptions options;
   Result<std::string> command = Get<std::string>(json, "command");
   Result<std::string> prefix = Get<std::string>(json, "out_prefix");
   Result<bool> needs_python = Get<bool>(json, "needs_python");
   Result<bool> energy = Get<bool>(json, "energy");
-  for (const Status& status : {command.status(), prefix.status(), needs_python.status(),
-                               energy.status()}) {
+  for (const Status& status :
+       {command.status(), prefix.status(), needs_python.status(), energy.status()}) {
     if (!status.ok()) return status;
   }
   options.command = *command;
   options.out_prefix = *prefix;
   options.needs_python = *needs_python;
   options.energy = *energy;
-  for (auto [key, field] : {std::pair{"data", &options.data_dir},
-                            std::pair{"python", &options.python},
-                            std::pair{"rules", &options.rules_path},
-                            std::pair{"out", &options.out}}) {
+  for (auto [key, field] :
+       {std::pair{"data", &options.data_dir}, std::pair{"python", &options.python},
+        std::pair{"rules", &options.rules_path}, std::pair{"out", &options.out}}) {
     Result<std::optional<std::string>> value = GetOptional(json, key);
     if (!value.ok()) return value.status();
     *field = *value;
@@ -174,19 +180,21 @@ Json RecordResultToJson(const RecordResult& result) {
   for (const Problem& problem : result.problems) {
     problems.push_back({{"rule", problem.rule}, {"message", problem.message}});
   }
-  return {{"id", result.id},
-          {"qualified", result.qualified},
-          {"interrupted", result.interrupted},
-          {"harness_error",
-           result.harness_error ? StatusToJson(*result.harness_error) : Json(nullptr)},
-          {"problems", problems},
-          {"ranked", result.ranked},
-          {"energy_mj", result.energy_mj},
-          {"source_sha256", result.source_sha256},
-          {"file", result.file},
-          {"function", result.function},
-          {"review_flags", result.review_flags},
-          {"runs", result.runs}};
+  Json runs = Json::array();
+  for (const ReportRun& run : result.runs) runs.push_back(ReportRunJson(run));
+  return {
+      {"id", result.id},
+      {"qualified", result.qualified},
+      {"interrupted", result.interrupted},
+      {"harness_error", result.harness_error ? StatusToJson(*result.harness_error) : Json(nullptr)},
+      {"problems", problems},
+      {"ranked", result.ranked},
+      {"energy_mj", result.energy_mj},
+      {"source_sha256", result.source_sha256},
+      {"file", result.file},
+      {"function", result.function},
+      {"review_flags", result.review_flags},
+      {"runs", runs}};
 }
 
 Result<RecordResult> RecordResultFromJson(const Json& json) {
@@ -208,7 +216,15 @@ Result<RecordResult> RecordResultFromJson(const Json& json) {
     result.file = json.at("file").get<std::string>();
     result.function = json.at("function").get<std::string>();
     result.review_flags = json.at("review_flags").get<std::vector<std::string>>();
-    result.runs = json.at("runs");
+    const Json& runs = json.at("runs");
+    if (!runs.is_array()) return Malformed("a record's result: runs is not an array");
+    MessageFindings findings;
+    FieldReader reader("the scorer's result", &findings);
+    for (size_t i = 0; i < runs.size(); ++i) {
+      std::optional<ReportRun> run = ReadReportRun(runs[i], JoinPath("runs", i), reader);
+      if (!run) return Malformed("a record's result: " + findings.first);
+      result.runs.push_back(std::move(*run));
+    }
   } catch (const Json::exception& error) {
     return Malformed(std::string("a record's result: ") + error.what());
   }

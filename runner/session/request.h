@@ -13,6 +13,7 @@
 
 #include "core/canonical_json.h"
 #include "core/status.h"
+#include "evidence/report_file.h"
 #include "rules/judge.h"
 
 namespace ratchet {
@@ -52,14 +53,14 @@ struct RecordResult {
   std::string file;      // the submission's file name
   std::string function;  // the function scored
   std::vector<std::string> review_flags;
-  Json runs = Json::array();  // the report's per-run entries
-  // The report's "energy": the median of `energy_mj` (one column, measured once per record)
-  // when every run qualified and one has a figure, else null, and how many runs have one.
-  Json EnergyJson() const;
+  std::vector<ReportRun> runs;  // the report's per-run entries
   // Median of `ranked` when qualified.
   std::optional<double> ranked_ms() const;
   std::vector<std::string> broken() const;  // the rule ids of `problems`, sorted, each once
-  Json ReportJson(int64_t band_bp) const;
+  // The record's entry in report.json. Its "energy" is the median of `energy_mj` (one column,
+  // measured once per record) when every run qualified and one has a figure, else null, and
+  // how many runs have one.
+  ReportEntry ReportOf(int64_t band_bp) const;
 };
 
 // The messages. A request is one of:

@@ -46,8 +46,18 @@ JudgeEntry JudgeEntryOf(const RunOutcome& outcome) {
   return judge;
 }
 
-Json RunProblemsJson(const RunOutcome& outcome) {
-  return JudgeJson(JudgeEntryOf(outcome))["problems"];
+ReportRun ReportRunOf(int run, const RunOutcome& outcome) {
+  const JudgeEntry judge = JudgeEntryOf(outcome);
+  ReportRun entry;
+  entry.run = run;
+  entry.qualified = judge.qualified;
+  entry.problems = judge.problems;
+  entry.ranked_ms = judge.ranked_ms;
+  entry.summary = judge.summary;
+  entry.holdout = outcome.plan.holdout;
+  entry.warmup = outcome.plan.warmup;
+  entry.single_foreign = outcome.plan.single_foreign;
+  return entry;
 }
 
 Status WriteRun(EvidenceWriter& evidence, const std::string& record_id, int run,

@@ -9,6 +9,7 @@
 
 #include "core/canonical_json.h"
 #include "core/status.h"
+#include "evidence/report_file.h"
 #include "evidence/run_files.h"
 #include "evidence/writer.h"
 #include "scorer/prepare.h"
@@ -19,8 +20,9 @@ namespace ratchet {
 // The run's calls and its verdict as the evidence keeps them.
 std::vector<CallEntry> CallEntries(const RunOutcome& outcome);
 JudgeEntry JudgeEntryOf(const RunOutcome& outcome);
-// The run's problems as {rule, message} objects (judge.json's, and the report's entry's).
-Json RunProblemsJson(const RunOutcome& outcome);
+// The report's entry for run `run` (its energy column aside): judge.json's verdict, and the
+// plan's datasets.
+ReportRun ReportRunOf(int run, const RunOutcome& outcome);
 
 Status WriteRun(EvidenceWriter& evidence, const std::string& record_id, int run,
                 const Prepared& prepared, const RunOutcome& outcome);

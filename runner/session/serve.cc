@@ -116,15 +116,16 @@ class Requests {
 class ReportRecords {
  public:
   void Add(const RecordSpec& spec, const RecordResult& result) {
-    const Json entry = result.ReportJson(spec.band_bp);
-    if (records_.contains(spec.id)) {
-      records_[spec.id]["rerun"] = entry;
+    ReportEntry entry = result.ReportOf(spec.band_bp);
+    auto it = records_.find(spec.id);
+    if (it != records_.end()) {
+      it->second.rerun = std::move(entry);
     } else {
-      records_[spec.id] = entry;
+      records_.emplace(spec.id, ReportRecord{std::move(entry), std::nullopt});
     }
     last_qualified_[spec.id] = result.qualified;
   }
-  const Json& json() const { return records_; }
+  const std::map<std::string, ReportRecord>& records() const { return records_; }
   // Whether the last scoring of every record qualified: the exit code a request file gets when
   // it names none.
   bool AllQualified() const {
@@ -135,7 +136,7 @@ class ReportRecords {
   }
 
  private:
-  Json records_ = Json::object();
+  std::map<std::string, ReportRecord> records_;
   std::map<std::string, bool> last_qualified_;
 };
 
@@ -250,7 +251,7 @@ class Server {
           request->exit_code.value_or(records_.AllQualified() ? kExitSuccess : kExitFinding);
       const std::string text =
           request->message.value_or(code == kExitSuccess ? "qualified" : "disqualified");
-      Status completed = session_.Complete(records_.json(), request->extra, code, text);
+      Status completed = session_.Complete(records_.records(), request->extra, code, text);
       Flush();
       return Finished(answers_, completed.ok() ? code : kExitHarness);
     }

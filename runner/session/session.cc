@@ -223,8 +223,9 @@ Result<RecordResult> ScoringSession::Score(const RecordSpec& record, int runs, i
     RunOutcome outcome;
     outcome.failure = prepared->failure;
     RATCHET_RETURN_IF_ERROR(WriteRun(*evidence_, record.id, first_run, *prepared, outcome));
-    result.runs.push_back(
-        {{"run", first_run}, {"qualified", false}, {"problems", RunProblemsJson(outcome)}});
+    ReportRun refused = ReportRunOf(first_run, outcome);
+    refused.refused = true;
+    result.runs.push_back(std::move(refused));
     result.qualified = false;
     result.problems = outcome.problems();
     return result;
@@ -273,15 +274,7 @@ Result<RecordResult> ScoringSession::Score(const RecordSpec& record, int runs, i
     for (const Problem& problem : outcome->problems()) {
       context_.out << "disqualified: " << QuotedLines(problem.message) << "\n";
     }
-    Json entry = {
-        {"run", run},
-        {"qualified", outcome->qualified()},
-        {"ranked_ms", outcome->qualified() ? Json(outcome->judgement->ranked_ms) : Json()},
-        {"summary", outcome->judgement ? Json(outcome->judgement->summary) : Json()},
-        {"problems", RunProblemsJson(*outcome)},
-        {"holdout", outcome->plan.holdout},
-        {"warmup", outcome->plan.warmup},
-        {"single_foreign", outcome->plan.single_foreign}};
+    ReportRun entry = ReportRunOf(run, *outcome);
     if (outcome->qualified()) {
       bool stopped = false;
       Result<Json> energy = ScoreEnergy(record, run, *prepared, *outcome,
@@ -292,7 +285,7 @@ Result<RecordResult> ScoringSession::Score(const RecordSpec& record, int runs, i
         result.qualified = false;
         return result;
       }
-      entry["energy"] = *energy;
+      entry.energy = *energy;
       const Json mj = energy->value("mj_per_call", Json());
       if (mj.is_number()) {
         result.energy_mj.push_back(mj.get<double>());
@@ -388,15 +381,11 @@ Status ScoringSession::Finish(const char* status, int exit_code, const std::stri
   return Status::Ok();
 }
 
-Status ScoringSession::Complete(const Json& records, const Json& extra, int exit_code,
-                                const std::string& message) {
-  Json report = {
-      {"schema", "ratchet.report/1"},
-      {"sandbox", DescribeSandbox().full ? "full" : "partial: " + DescribeSandbox().partial_reason},
-      {"records", records}};
-  for (auto it = extra.begin(); extra.is_object() && it != extra.end(); ++it) {
-    report[it.key()] = it.value();
-  }
+Status ScoringSession::Complete(const std::map<std::string, ReportRecord>& records,
+                                const Json& extra, int exit_code, const std::string& message) {
+  const Json report =
+      ReportJson(DescribeSandbox().full ? "full" : "partial: " + DescribeSandbox().partial_reason,
+                 records, extra);
   Status written = WriteContract();
   if (written.ok()) written = evidence_->RevealSeed(HexEncode(seed_.view()));
   if (written.ok()) written = evidence_->WriteJson(kReportFile, report);

@@ -8,6 +8,7 @@
 #define RATCHET_SESSION_SESSION_H_
 
 #include <future>
+#include <map>
 #include <memory>
 #include <optional>
 #include <ostream>
@@ -61,8 +62,8 @@ class ScoringSession {
 
   // Writes report.json ({"schema", "sandbox", "records", plus `extra`'s fields}), reveals the
   // seed and finishes the directory as complete with `exit_code`.
-  Status Complete(const Json& records, const Json& extra, int exit_code,
-                  const std::string& message);
+  Status Complete(const std::map<std::string, ReportRecord>& records, const Json& extra,
+                  int exit_code, const std::string& message);
   // Completes the contract (waiting for the interpreter probe if it still runs; on a CUDA device
   // the board's L2 size and SM count from `hello`, the first worker's, else asked of CUDA) and
   // writes it into the evidence, once; contract() holds it after. An error of the probe is

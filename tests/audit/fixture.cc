@@ -12,6 +12,8 @@
 #include "data/locate.h"
 #include "evidence/layout.h"
 #include "evidence/manifest.h"
+#include "evidence/report_file.h"
+#include "evidence/run_files.h"
 #include "evidence/writer.h"
 #include "rules/judge.h"
 #include "rules/rule_set.h"
@@ -83,7 +85,7 @@ Status WriteFixture(const std::string& dir, const FixtureOptions& options) {
 
   const std::string source =
       "def method(train_x, train_y, test_x):\n    return test_x[:, 0].long() % 10\n";
-  Json report_runs = Json::array(), rerun_runs = Json::array();
+  std::vector<ReportRun> report_runs, rerun_runs;
   std::vector<double> ranked, rerun_ranked;
   for (int run = 1; run <= options.runs + options.rerun_runs; ++run) {
     const bool rerun = run > options.runs;
@@ -139,21 +141,21 @@ Status WriteFixture(const std::string& dir, const FixtureOptions& options) {
     if (!judgement->problems.empty())
       return Status::Internal("the fixture does not qualify: " + judgement->problems[0].message);
     RATCHET_RETURN_IF_ERROR(writer->WriteJson(folder + "/calls.json", calls_json));
-    const Json judge = {{"problems", Json::array()},
-                        {"qualified", true},
-                        {"ranked_ms", judgement->ranked_ms},
-                        {"summary", judgement->summary},
-                        {"floored", judgement->floored}};
-    RATCHET_RETURN_IF_ERROR(writer->WriteJson(folder + "/judge.json", judge));
-    (rerun ? rerun_runs : report_runs)
-        .push_back({{"run", run},
-                    {"qualified", true},
-                    {"ranked_ms", judgement->ranked_ms},
-                    {"summary", judgement->summary},
-                    {"problems", Json::array()},
-                    {"holdout", plan->holdout},
-                    {"warmup", plan->warmup},
-                    {"single_foreign", plan->single_foreign}});
+    JudgeEntry judge;
+    judge.qualified = true;
+    judge.ranked_ms = judgement->ranked_ms;
+    judge.summary = judgement->summary;
+    judge.floored = judgement->floored;
+    RATCHET_RETURN_IF_ERROR(writer->WriteJson(RunFile(folder, kJudgeFile), JudgeJson(judge)));
+    ReportRun report_run;
+    report_run.run = run;
+    report_run.qualified = true;
+    report_run.ranked_ms = judgement->ranked_ms;
+    report_run.summary = judgement->summary;
+    report_run.holdout = plan->holdout;
+    report_run.warmup = plan->warmup;
+    report_run.single_foreign = plan->single_foreign;
+    (rerun ? rerun_runs : report_runs).push_back(report_run);
     (rerun ? rerun_ranked : ranked).push_back(judgement->ranked_ms);
   }
   if (options.status != kStatusComplete) {
@@ -161,26 +163,23 @@ Status WriteFixture(const std::string& dir, const FixtureOptions& options) {
                           "stopped");
   }
   RATCHET_RETURN_IF_ERROR(writer->RevealSeed(HexEncode(seed.view())));
-  auto entry = [&](const Json& runs, std::vector<double> times) {
+  auto entry = [&](const std::vector<ReportRun>& runs, std::vector<double> times) {
     std::sort(times.begin(), times.end());
     const size_t middle = times.size() / 2;
-    const double median =
-        times.size() % 2 ? times[middle] : 0.5 * (times[middle - 1] + times[middle]);
-    return Json{{"submission", "ncm.py"},
-                {"function", "method"},
-                {"sha256", Sha256Hex(source)},
-                {"band_bp", band_bp},
-                {"outcome", {{"status", "qualified"}, {"broken", Json::array()}}},
-                {"ranked_ms", median},
-                {"review_flags", Json::array()},
-                {"runs", runs}};
+    ReportEntry out;
+    out.submission = "ncm.py";
+    out.function = "method";
+    out.sha256 = Sha256Hex(source);
+    out.band_bp = band_bp;
+    out.qualified = true;
+    out.ranked_ms = times.size() % 2 ? times[middle] : 0.5 * (times[middle - 1] + times[middle]);
+    out.runs = runs;
+    return out;
   };
-  Json record = entry(report_runs, ranked);
-  if (options.rerun_runs > 0) record["rerun"] = entry(rerun_runs, rerun_ranked);
-  RATCHET_RETURN_IF_ERROR(
-      writer->WriteJson(kReportFile, Json{{"schema", "ratchet.report/1"},
-                                          {"sandbox", options.sandbox},
-                                          {"records", {{options.record_id, record}}}}));
+  ReportRecord record{entry(report_runs, ranked), std::nullopt};
+  if (options.rerun_runs > 0) record.rerun = entry(rerun_runs, rerun_ranked);
+  RATCHET_RETURN_IF_ERROR(writer->WriteJson(
+      kReportFile, ReportJson(options.sandbox, {{options.record_id, record}}, Json::object())));
   return writer->Finish(kStatusComplete, 0, "qualified");
 }
 

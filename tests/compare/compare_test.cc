@@ -181,8 +181,8 @@ TEST_F(CompareTest, AnotherLaneIsNamedAndItsTimingsAreNotCompared) {
   Comparison comparison = CompareDirs(a_, b_);
   EXPECT_TRUE(comparison.locked.empty());
   EXPECT_EQ(Paths(comparison.lane),
-            (std::vector<std::string>{"lane.binaries.ratchet-scorer", "lane.device.driver", "lane.id",
-                                      "lane.toolchain.libtorch"}));
+            (std::vector<std::string>{"lane.binaries.ratchet-scorer", "lane.device.driver",
+                                      "lane.id", "lane.toolchain.libtorch"}));
   EXPECT_EQ(comparison.lane[3].a, Json("2.5.1"));
   EXPECT_EQ(comparison.lane[3].b, Json("2.6.0"));
   EXPECT_FALSE(comparison.same_lane);
@@ -289,22 +289,29 @@ TEST(ReadReportRecords, NamesTheFieldThatIsWrong) {
   ReadReportRecords(Json{{"schema", "ratchet.report/2"}, {"records", Json::array()}}, &problems);
   EXPECT_EQ(problems,
             (std::vector<std::string>{
-                "report.json: schema: \"ratchet.report/2\", expected \"ratchet.report/1\"",
-                "report.json: records: not an object"}));
+                "report.json: schema: \"ratchet.report/2\"; this ratchet reads ratchet.report/1"}));
+  problems.clear();
+  ReadReportRecords(Json{{"schema", "ratchet.report/1"}, {"records", Json::array()}}, &problems);
+  EXPECT_EQ(problems,
+            (std::vector<std::string>{"report.json: records: expected an object, found an array"}));
   problems.clear();
   Json report = TestReport({Qualified("x", 1.0)});
   report["records"]["x"]["ranked_ms"] = "fast";
   EXPECT_TRUE(ReadReportRecords(report, &problems).empty());
-  EXPECT_EQ(problems,
-            std::vector<std::string>{
-                "report.json: records.x.ranked_ms: not a number (the record is left out)"});
+  EXPECT_EQ(
+      problems,
+      std::vector<std::string>{
+          "report.json: records.x.ranked_ms: expected a number or null, found a string (the record "
+          "is left out)"});
   problems.clear();
   report = TestReport({Disqualified("x", {"accuracy"})});
   report["records"]["x"]["outcome"]["broken"][0] = 3;
   EXPECT_TRUE(ReadReportRecords(report, &problems).empty());
-  EXPECT_EQ(problems,
-            std::vector<std::string>{
-                "report.json: records.x.outcome.broken[0]: not a string (the record is left out)"});
+  EXPECT_EQ(
+      problems,
+      std::vector<std::string>{
+          "report.json: records.x.outcome.broken[0]: expected a string, found an integer (the "
+          "record is left out)"});
 }
 
 TEST(DiffContractPart, GivesBothValuesAndAgreesWithDiffLocked) {

@@ -148,9 +148,11 @@ TEST(RenderComparison, ARecordScoredTwiceIsComparedAtItsSecondScoring) {
   report["records"]["weak"]["rerun"] = "again";
   std::vector<std::string> problems;
   EXPECT_TRUE(ReadReportRecords(report, &problems).empty());
-  EXPECT_EQ(problems,
-            std::vector<std::string>{
-                "report.json: records.weak.rerun: not an object (the record is left out)"});
+  EXPECT_EQ(
+      problems,
+      std::vector<std::string>{
+          "report.json: records.weak.rerun: expected an object, found a string (the record is "
+          "left out)"});
 }
 
 }  // namespace

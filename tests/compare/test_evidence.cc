@@ -2,8 +2,12 @@
 
 #include <gtest/gtest.h>
 
+#include <map>
+
 #include "core/sha256.h"
 #include "evidence/layout.h"
+#include "evidence/report_file.h"
+#include "evidence/run_files.h"
 #include "evidence/writer.h"
 
 namespace ratchet {
@@ -11,20 +15,28 @@ namespace {
 
 std::string SeedBytes() { return std::string(32, '\x5a'); }
 
-Json RunJson(const TestRecord& record) {
-  const bool qualified = record.ranked_ms.has_value();
-  Json problems = Json::array();
+ReportRun RunOf(const TestRecord& record) {
+  ReportRun run;
+  run.run = 1;
+  run.qualified = record.ranked_ms.has_value();
   for (const std::string& rule : record.broken) {
-    problems.push_back({{"rule", rule}, {"message", rule + " broken in call 3"}});
+    run.problems.push_back({rule, rule + " broken in call 3"});
   }
-  return {{"run", 1},
-          {"qualified", qualified},
-          {"ranked_ms", qualified ? Json(*record.ranked_ms) : Json()},
-          {"summary", qualified ? "15 of 15 calls within the band" : "disqualified"},
-          {"problems", problems},
-          {"holdout", Json::array({"fashion", "fashion", "kmnist", "fashion"})},
-          {"warmup", "fashion"},
-          {"single_foreign", false}};
+  run.ranked_ms = record.ranked_ms;
+  run.summary = run.qualified ? "15 of 15 calls within the band" : "disqualified";
+  run.holdout = "fashion";
+  run.warmup = "fashion";
+  return run;
+}
+
+JudgeEntry JudgeOf(const TestRecord& record) {
+  const ReportRun run = RunOf(record);
+  JudgeEntry judge;
+  judge.problems = run.problems;
+  judge.qualified = run.qualified;
+  judge.ranked_ms = run.ranked_ms;
+  judge.summary = run.summary;
+  return judge;
 }
 
 Status WriteEvidence(const std::string& dir, const Json& contract,
@@ -38,7 +50,8 @@ Status WriteEvidence(const std::string& dir, const Json& contract,
     const std::string run = RunFolder(record.id, 1);
     RATCHET_RETURN_IF_ERROR(
         writer->WriteFile(run + "/submission/" + record.id + ".py", record.source));
-    RATCHET_RETURN_IF_ERROR(writer->WriteJson(run + "/judge.json", RunJson(record)));
+    RATCHET_RETURN_IF_ERROR(
+        writer->WriteJson(RunFile(run, kJudgeFile), JudgeJson(JudgeOf(record))));
   }
   if (status != kStatusComplete) {
     return writer->Finish(status, 130, "interrupted by a signal");
@@ -71,21 +84,20 @@ TestRecord Disqualified(const std::string& id, std::vector<std::string> broken) 
 }
 
 Json TestReport(const std::vector<TestRecord>& records) {
-  Json all = Json::object();
+  std::map<std::string, ReportRecord> all;
   for (const TestRecord& record : records) {
-    const bool qualified = record.ranked_ms.has_value();
-    all[record.id] = {
-        {"submission", record.id + ".py"},
-        {"function", "method"},
-        {"sha256", Sha256Hex(record.source)},
-        {"band_bp", record.band_bp},
-        {"outcome",
-         {{"status", qualified ? "qualified" : "disqualified"}, {"broken", record.broken}}},
-        {"ranked_ms", qualified ? Json(*record.ranked_ms) : Json()},
-        {"review_flags", Json::array()},
-        {"runs", Json::array({RunJson(record)})}};
+    ReportEntry entry;
+    entry.submission = record.id + ".py";
+    entry.function = "method";
+    entry.sha256 = Sha256Hex(record.source);
+    entry.band_bp = record.band_bp;
+    entry.qualified = record.ranked_ms.has_value();
+    entry.broken = record.broken;
+    entry.ranked_ms = record.ranked_ms;
+    entry.runs = {RunOf(record)};
+    all[record.id] = ReportRecord{entry, std::nullopt};
   }
-  return {{"schema", "ratchet.report/1"}, {"sandbox", "full"}, {"records", all}};
+  return ReportJson("full", all, Json::object());
 }
 
 Status WriteTestEvidence(const std::string& dir, const Json& contract,

@@ -306,6 +306,26 @@ std::string Events(const World& world) {
   return all;
 }
 
+// The run went through every planned call, with no failure, and broke no rule of a run.
+::testing::AssertionResult AWholeRun(const Scored& scored, const World& world) {
+  if (!scored.outcome.ok()) {
+    return ::testing::AssertionFailure() << scored.outcome.status().message();
+  }
+  const RunOutcome& outcome = *scored.outcome;
+  if (outcome.failure || outcome.harness_failure || outcome.interrupted) {
+    return ::testing::AssertionFailure() << "the run stopped early\n" << Events(world);
+  }
+  if (outcome.calls.size() != Plan().calls.size()) {
+    return ::testing::AssertionFailure()
+           << outcome.calls.size() << " calls of " << Plan().calls.size() << "\n"
+           << Events(world);
+  }
+  if (!world.violations.empty()) {
+    return ::testing::AssertionFailure() << world.violations.front() << "\n" << Events(world);
+  }
+  return ::testing::AssertionSuccess();
+}
+
 // Every worker was closed, and the run ended by killing every process of the worker uids.
 void ExpectNothingLeft(const World& world) {
   for (const auto& worker : world.workers) EXPECT_TRUE(worker->closed) << worker->number;
@@ -330,11 +350,8 @@ void ExpectStepsInOrder(const World& world, int number) {
 TEST(RunLoopTest, WorkersAheadAreFrozenThroughEveryWindowAndEachCallsWorkerIsKilledBeforeTheNext) {
   World world;
   Scored scored = Score(&world, /*native=*/true, Pairing::kOnGpu);
-  ASSERT_TRUE(scored.outcome.ok()) << scored.outcome.status().message();
+  ASSERT_TRUE(AWholeRun(scored, world));
   const RunOutcome& outcome = *scored.outcome;
-  EXPECT_FALSE(outcome.failure || outcome.harness_failure || outcome.interrupted);
-  ASSERT_EQ(outcome.calls.size(), Plan().calls.size());
-  EXPECT_TRUE(world.violations.empty()) << world.violations.front() << "\n" << Events(world);
   // A native worker on a CPU: the first call's and two more are started before its first window.
   const size_t first_window = world.Find("calibrate 1");
   EXPECT_LT(world.Find("start 3"), first_window) << Events(world);
@@ -365,9 +382,7 @@ TEST(RunLoopTest, WithTheMemoryShortTheLastCallsWorkerIsGoneBeforeTheMethodLoads
   World world;
   world.free_bytes = 50;
   Scored scored = Score(&world, /*native=*/true, Pairing::kOnGpu);
-  ASSERT_TRUE(scored.outcome.ok()) << scored.outcome.status().message();
-  ASSERT_EQ(scored.outcome->calls.size(), Plan().calls.size());
-  EXPECT_TRUE(world.violations.empty()) << world.violations.front() << "\n" << Events(world);
+  ASSERT_TRUE(AWholeRun(scored, world));
   EXPECT_LT(world.Find("close 1"), world.Find("load 2")) << Events(world);
   const Json previous = scored.outcome->calls[1].phases.value("previous", Json::object());
   EXPECT_NE(previous.value("waited", "").find("of the memory free"), std::string::npos)
@@ -379,9 +394,7 @@ TEST(RunLoopTest, UnderAPartialSandboxEachWorkerIsGoneBeforeTheNextCallsFirstWin
   World world;
   world.isolated = false;
   Scored scored = Score(&world, /*native=*/false, Pairing::kOnGpu);
-  ASSERT_TRUE(scored.outcome.ok()) << scored.outcome.status().message();
-  ASSERT_EQ(scored.outcome->calls.size(), Plan().calls.size());
-  EXPECT_TRUE(world.violations.empty()) << world.violations.front() << "\n" << Events(world);
+  ASSERT_TRUE(AWholeRun(scored, world));
   EXPECT_EQ(world.Count("clear uids"), 1u);
   // No worker is started ahead: each is started when its call comes, once the last call's is
   // killed, and that one is gone before the first window.
@@ -398,11 +411,8 @@ TEST(RunLoopTest, OnAGpuTheNextCallWarmsUpBesideThisOneAndStaysStoppedUntilItsOw
   World world;
   world.device = "cuda";
   Scored scored = Score(&world, /*native=*/true, Pairing::kOnGpu);
-  ASSERT_TRUE(scored.outcome.ok()) << scored.outcome.status().message();
+  ASSERT_TRUE(AWholeRun(scored, world));
   const RunOutcome& outcome = *scored.outcome;
-  ASSERT_EQ(outcome.calls.size(), Plan().calls.size());
-  EXPECT_FALSE(outcome.failure || outcome.harness_failure);
-  EXPECT_TRUE(world.violations.empty()) << world.violations.front() << "\n" << Events(world);
   // Call 2 leads the first pair (the first call never does): worker 3 is calibrated and warms
   // up during call 2, before call 2's timed call, and is stopped, its whole uid, until call 3.
   EXPECT_LT(world.Find("warm 3"), world.Find("timed 2")) << Events(world);
@@ -423,11 +433,8 @@ TEST(RunLoopTest, APairThatFailsIsChargedToNeitherCallAndNoPairIsMadeAgain) {
   world.device = "cuda";
   world.warm_fails = {3};  // the worker joined to call 2's warm-up
   Scored scored = Score(&world, /*native=*/true, Pairing::kOnGpu);
-  ASSERT_TRUE(scored.outcome.ok()) << scored.outcome.status().message();
+  ASSERT_TRUE(AWholeRun(scored, world));
   const RunOutcome& outcome = *scored.outcome;
-  EXPECT_FALSE(outcome.failure || outcome.harness_failure) << Events(world);
-  ASSERT_EQ(outcome.calls.size(), Plan().calls.size());
-  EXPECT_TRUE(world.violations.empty()) << world.violations.front() << "\n" << Events(world);
   // Call 3 starts a worker of its own again, with the uid of the one that failed, and says why.
   EXPECT_NE(outcome.calls[2].phases.value("restarted_because", "").find("could not warm up beside"),
             std::string::npos)
@@ -444,14 +451,12 @@ TEST(RunLoopTest, ALeadersWarmUpThatFailsBesideItsPairStartsBothCallsAgainAlone)
   world.device = "cuda";
   world.warm_fails = {2};  // call 2's own worker, which leads the first pair
   Scored scored = Score(&world, /*native=*/true, Pairing::kOnGpu);
-  ASSERT_TRUE(scored.outcome.ok()) << scored.outcome.status().message();
+  ASSERT_TRUE(AWholeRun(scored, world));
   const RunOutcome& outcome = *scored.outcome;
-  EXPECT_FALSE(outcome.failure || outcome.harness_failure) << Events(world);
-  ASSERT_EQ(outcome.calls.size(), Plan().calls.size());
-  EXPECT_TRUE(world.violations.empty()) << world.violations.front() << "\n" << Events(world);
   // Both calls of the pair run again, each from a worker of its own, and say why.
-  EXPECT_NE(outcome.calls[1].phases.value("restarted_because", "").find("its warm-up failed beside"),
-            std::string::npos)
+  EXPECT_NE(
+      outcome.calls[1].phases.value("restarted_because", "").find("its warm-up failed beside"),
+      std::string::npos)
       << outcome.calls[1].phases.dump();
   EXPECT_NE(outcome.calls[2].phases.value("restarted_because", "").find("warm-up beside it failed"),
             std::string::npos)
@@ -468,10 +473,8 @@ TEST(RunLoopTest, AWorkerStartedAheadThatFailsIsStartedAgainOnceAndItsCallGoesOn
   World world;
   world.hello_fails = {2};
   Scored scored = Score(&world, /*native=*/true, Pairing::kOnGpu);
-  ASSERT_TRUE(scored.outcome.ok()) << scored.outcome.status().message();
+  ASSERT_TRUE(AWholeRun(scored, world));
   const RunOutcome& outcome = *scored.outcome;
-  EXPECT_FALSE(outcome.failure || outcome.harness_failure) << Events(world);
-  ASSERT_EQ(outcome.calls.size(), Plan().calls.size());
   EXPECT_NE(outcome.calls[1].phases.value("restarted_because", "").find("did not start"),
             std::string::npos);
   // The worker started again runs call 2, after call 1's worker is gone.

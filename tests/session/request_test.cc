@@ -18,7 +18,13 @@ RecordResult SampleResult() {
   result.file = "ncm.py";
   result.function = "method";
   result.review_flags = {"a flag"};
-  result.runs = Json::array({{{"run", 1}, {"qualified", false}}});
+  ReportRun run;
+  run.run = 1;
+  run.problems = {{"accuracy", "MNIST accuracy 84.832%"}};
+  run.summary = "MNIST 84.83% correct";
+  run.holdout = "fashion";
+  run.warmup = "fashion";
+  result.runs = {run};
   return result;
 }
 
@@ -40,7 +46,7 @@ TEST(ScorerRequest, ARecordResultArrivesAsItWasSent) {
   ASSERT_EQ(got->ranked.size(), sent.ranked.size());
   for (size_t i = 0; i < sent.ranked.size(); ++i) EXPECT_EQ(got->ranked[i], sent.ranked[i]);
   EXPECT_EQ(got->energy_mj, sent.energy_mj);
-  EXPECT_EQ(got->ReportJson(540).dump(), sent.ReportJson(540).dump());
+  EXPECT_EQ(ReportEntryJson(got->ReportOf(540)).dump(), ReportEntryJson(sent.ReportOf(540)).dump());
 }
 
 TEST(ScorerRequest, SessionOptionsArriveAsTheyWereSent) {

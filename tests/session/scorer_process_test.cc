@@ -74,7 +74,7 @@ TEST(ScorerProgram, AFileOfRequestsScoresOnItsOwn) {
   EXPECT_EQ(status["status"], "complete");
   EXPECT_EQ(status["exit_code"], expected);
   const Json report = ReadJson(dir / "evidence/report.json");
-  EXPECT_EQ(report["records"]["ncm"], result->ReportJson(2000)) << report;
+  EXPECT_EQ(report["records"]["ncm"], ReportEntryJson(result->ReportOf(2000))) << report;
   const Json contract = ReadJson(dir / "evidence/contract.json");
   EXPECT_EQ(contract, answers["scored"][0]["contract"]);
   // A scorer fed by a file names no tool: nothing asked it.
