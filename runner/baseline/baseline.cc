@@ -4,6 +4,8 @@
 #include <cmath>
 #include <set>
 
+#include "baseline/input_file.h"
+#include "contract/contract.h"
 #include "contract/contract_view.h"
 #include "core/file.h"
 #include "core/sha256.h"
@@ -308,7 +310,14 @@ Status CheckRecordId(const std::string& id, const std::string& what) {
   return Status::Ok();
 }
 
-Result<Baseline> ParseBaseline(std::string_view text, const std::string& what) {
+namespace {
+
+Result<Baseline> ParseBaselineText(std::string_view text, const std::string& what) {
+  if (text.substr(0, 3) == "\xEF\xBB\xBF") {
+    return Status::BadInput(what +
+                            ": starts with a byte-order mark (EF BB BF): save it as UTF-8 "
+                            "without one");
+  }
   Result<Json> parsed = ParseJson(text, what);
   if (!parsed.ok()) return parsed.status();
   if (!parsed->is_object()) return Status::BadInput(what + ": the baseline must be a JSON object");
@@ -330,6 +339,18 @@ Result<Baseline> ParseBaseline(std::string_view text, const std::string& what) {
   if (!rule_set.ok()) return rule_set.status();
   if (*rule_set != nullptr) baseline.rule_set = **rule_set;
   RATCHET_RETURN_IF_ERROR(contract_fields.Done());
+  // The rule set's document is the one the contract locks, byte for byte in canonical form.
+  const ContractView locked_view(Json{{kContractLocked, baseline.locked}});
+  if (*rule_set != nullptr && locked_view.rules_sha256().ok()) {
+    Result<std::string> sha256 = CanonicalSha256(baseline.rule_set);
+    if (!sha256.ok()) return sha256.status();
+    if (*sha256 != *locked_view.rules_sha256()) {
+      return Status::BadInput(what + ": field \"contract.rule_set\": its sha256 is " + *sha256 +
+                              ", but contract.locked.rules.sha256 is " +
+                              *locked_view.rules_sha256() +
+                              ": the rule set's document must be the one the contract locks");
+    }
+  }
 
   Result<const Json*> lanes = top.Object("lanes", false);
   if (!lanes.ok()) return lanes.status();
@@ -344,6 +365,16 @@ Result<Baseline> ParseBaseline(std::string_view text, const std::string& what) {
       Result<const Json*> facts = lane.Object("facts", true);
       if (!facts.ok()) return facts.status();
       reviewed.facts = **facts;
+      // A lane is named by the hash of its facts: facts that hash to another id are another lane.
+      Result<std::string> id = LaneId(reviewed.facts);
+      if (!id.ok()) return id.status();
+      if (*id != it.key() || reviewed.facts.value("id", Json()) != Json(it.key())) {
+        return Status::BadInput(what + ": field \"" + JoinPath(path, "facts") +
+                                "\": its facts hash to the lane id " + *id + ", not " +
+                                Excerpt(it.key()) +
+                                ": a lane's facts are the contract's lane object, as promote "
+                                "writes them");
+      }
       Result<const Json*> review = lane.Object("reviewed", true);
       if (!review.ok()) return review.status();
       Fields review_fields(**review, JoinPath(path, "reviewed"), what);
@@ -370,9 +401,18 @@ Result<Baseline> ParseBaseline(std::string_view text, const std::string& what) {
   return baseline;
 }
 
+}  // namespace
+
+Result<Baseline> ParseBaseline(std::string_view text, const std::string& what) {
+  // A value of a hostile file (a string of a hundred megabytes) reaches the terminal only as an
+  // excerpt.
+  Result<Baseline> baseline = ParseBaselineText(text, what);
+  if (!baseline.ok()) return Excerpted(baseline.status());
+  return baseline;
+}
+
 Result<Baseline> LoadBaseline(const std::string& path, std::string* sha256) {
-  RATCHET_RETURN_IF_ERROR(CheckInputFile(path, "the baseline"));
-  Result<std::string> text = ReadFile(path, 64 << 20);
+  Result<std::string> text = ReadInputFile(path, "the baseline", kMaxBaselineBytes);
   if (!text.ok()) return text.status();
   if (sha256 != nullptr) *sha256 = Sha256Hex(*text);
   return ParseBaseline(*text, path);

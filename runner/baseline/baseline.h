@@ -82,7 +82,12 @@ struct Baseline {
 
 // `what` names the file in messages.
 Result<Baseline> ParseBaseline(std::string_view text, const std::string& what);
-// Reads and parses `path`: a missing file or a folder is BadInput naming it. `sha256`, when
+
+// The most bytes a baseline may hold; a larger file is refused, naming the limit.
+inline constexpr size_t kMaxBaselineBytes = 64 << 20;
+
+// Reads and parses `path`: a missing file, a folder, a FIFO or a device, or a file over
+// kMaxBaselineBytes is BadInput naming it. `sha256`, when
 // given, receives the sha256 of the very bytes parsed.
 Result<Baseline> LoadBaseline(const std::string& path, std::string* sha256 = nullptr);
 Json BaselineJson(const Baseline& baseline);

@@ -3,8 +3,8 @@
 #include <ostream>
 
 #include "audit/audit.h"
-#include "core/args.h"
 #include "cli/commands.h"
+#include "core/args.h"
 #include "core/exit_codes.h"
 
 namespace ratchet {

@@ -8,11 +8,11 @@
 #include <ostream>
 #include <string>
 
-#include "core/args.h"
 #include "cli/commands.h"
-#include "core/exit_codes.h"
 #include "compare/compare.h"
 #include "compare/render.h"
+#include "core/args.h"
+#include "core/exit_codes.h"
 #include "evidence/reader.h"
 
 namespace ratchet {

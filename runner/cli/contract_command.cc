@@ -41,7 +41,6 @@ const char kContractUsage[] =
     "or $RATCHET_PYTHON interpreter that has no torch;\n"
     "3 a fact of this machine could not be read.\n";
 
-
 int RunContract(CommandContext& context) {
   return RunScorerCommand(
       "contract", context.argv,

@@ -1,10 +1,10 @@
 // `ratchet datasets`: which datasets this machine has, where, and their hashes.
 #include <ostream>
 
-#include "core/args.h"
 #include "cli/commands.h"
-#include "core/exit_codes.h"
+#include "core/args.h"
 #include "core/canonical_json.h"
+#include "core/exit_codes.h"
 #include "core/status.h"
 #include "data/locate.h"
 #include "data/registry.h"

@@ -7,10 +7,10 @@
 #include <ostream>
 #include <utility>
 
-#include "core/args.h"
 #include "cli/commands.h"
-#include "core/exit_codes.h"
 #include "cli/interrupt.h"
+#include "core/args.h"
+#include "core/exit_codes.h"
 #include "core/file.h"
 #include "core/fresh_directory.h"
 #include "core/status.h"

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "baseline/baseline.h"
+#include "baseline/baseline_lock.h"
 #include "baseline/ratchet.h"
 #include "cli/commands.h"
 #include "contract/contract_view.h"
@@ -38,7 +39,8 @@ const char kPromoteUsage[] =
     "the one the run compared. A record whose bytes changed loses its times on other lanes.\n"
     "A run whose contract differs from the baseline's adopts its contract only when every\n"
     "record is promoted in the same step. Evidence outside the baseline's folder is copied to\n"
-    "<its folder>/evidence/. The baseline is replaced atomically.\n"
+    "<its folder>/evidence/. The baseline is replaced atomically, by one promote at a time (a\n"
+    "second one waits, then reads what the first wrote).\n"
     "\n"
     "  --baseline FILE  the baseline (records.json)\n"
     "  --evidence DIR   the evidence directory of a `ratchet run --baseline FILE`\n"
@@ -209,6 +211,10 @@ int Run(CommandContext& context) {
   }
   const std::string baseline_path = *args->Get("baseline");
   const std::string evidence_path = *args->Get("evidence");
+  // One promote of a baseline at a time, from its reading to its writing and the copy of the
+  // evidence beside it: a second one reads what the first wrote.
+  Result<BaselineLock> lock = BaselineLock::Acquire(baseline_path, "promote", context.err);
+  if (!lock.ok()) return fail(lock.status());
   std::string baseline_sha256;  // of the very bytes parsed
   Result<Baseline> baseline = LoadBaseline(baseline_path, &baseline_sha256);
   if (!baseline.ok()) return fail(baseline.status());
@@ -233,8 +239,10 @@ int Run(CommandContext& context) {
   const Json compared_with = ratchet.value("baseline_sha256", Json());
   if (!compared_with.is_string() || compared_with.get<std::string>() != baseline_sha256) {
     return refuse(baseline_path + " has changed since " + evidence_path +
-                  " was compared with it: run `ratchet run --baseline " + baseline_path +
-                  "` again");
+                  " was compared with it (a promote from the same run changes it too: promote "
+                  "a run's records in one step, --record A --record B): run `ratchet run "
+                  "--baseline " +
+                  baseline_path + "` again");
   }
   const Json records = report.value("records", Json::object());
   const Json errors = ratchet.value("errors", Json::array());

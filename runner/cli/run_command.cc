@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "baseline/baseline.h"
+#include "baseline/input_file.h"
 #include "baseline/ratchet.h"
 #include "cli/commands.h"
 #include "cli/score_args.h"
@@ -143,7 +144,7 @@ int Run(CommandContext& context) {
     const std::string file = InBaselineFolder(folder, record.submission);
     // What would stop the record before any worker is bad input, refused before any evidence.
     const std::string where = baseline_path + ": record \"" + id + "\"";
-    Status present = CheckInputFile(file, "record \"" + id + "\": its submission");
+    Status present = CheckRegularInput(file, "record \"" + id + "\": its submission");
     if (!present.ok()) return fail(present);
     const bool native = file.size() > 4 && file.compare(file.size() - 4, 4, ".cpp") == 0;
     if (!native && (file.size() < 3 || file.compare(file.size() - 3, 3, ".py") != 0)) {
@@ -279,7 +280,22 @@ int Run(CommandContext& context) {
   // The reviewed evidence a record names must be there, whole.
   for (const std::string& id : inputs.selected) {
     const BaselineRecord& record = baseline->records.at(id);
-    if (!record.evidence) continue;
+    if (!record.evidence) {
+      // `ratchet promote` writes who reviewed a record and the evidence together: one without
+      // the other is a baseline edited since.
+      if (!record.reviewed_by.empty()) {
+        ratchet.errors.push_back(
+            {"evidence-incomplete", id,
+             "it was promoted (reviewed_by " + record.reviewed_by +
+                 ") but names no evidence it was reviewed from: promote it again from a run's "
+                 "evidence"});
+      } else if (record.expected) {
+        ratchet.notes.push_back(id +
+                                ": its expected outcome was written by hand, with no evidence "
+                                "behind it: promote it from a run's evidence to review it");
+      }
+      continue;
+    }
     const std::string path = InBaselineFolder(folder, record.evidence->path);
     Result<EvidenceSummary> reviewed = ReadEvidence(path);
     if (!reviewed.ok()) {

@@ -4,11 +4,12 @@
 #include <memory>
 #include <string>
 
-#include "core/args.h"
+#include "baseline/input_file.h"
 #include "cli/commands.h"
-#include "core/exit_codes.h"
 #include "cli/score_args.h"
 #include "cli/scorer_client.h"
+#include "core/args.h"
+#include "core/exit_codes.h"
 #include "rules/pyformat.h"
 #include "rules/rule_set.h"
 
@@ -95,6 +96,9 @@ int Run(CommandContext& context) {
   record.id = RecordIdOf(SpecFile(record.spec));
   Status crosses = CheckRecordCrosses(record);
   if (!crosses.ok()) return fail(crosses);
+  // A FIFO or a device in place of the method file is bad input, before any evidence.
+  Status regular = CheckRegularInput(SpecFile(record.spec), "the method file");
+  if (!regular.ok()) return fail(regular);
 
   SessionOptions options = SessionOptionsFromArgs(*args, "score");
   options.needs_python = !IsNativeSpec(record.spec);
@@ -114,8 +118,8 @@ int Run(CommandContext& context) {
     context.out << "ranked time, median of " << result->ranked.size()
                 << " runs: " << FormatFixed(*result->ranked_ms(), 3) << " ms\n";
   }
-  Status completed = (*session)->Complete(
-      Json::object(), qualified ? kExitSuccess : kExitFinding, qualified ? "qualified" : "disqualified");
+  Status completed = (*session)->Complete(Json::object(), qualified ? kExitSuccess : kExitFinding,
+                                          qualified ? "qualified" : "disqualified");
   if (!completed.ok()) return kExitHarness;
   return qualified ? kExitSuccess : kExitFinding;
 }

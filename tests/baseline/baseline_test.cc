@@ -9,6 +9,8 @@
 #include <tuple>
 
 #include "baseline/ratchet.h"
+#include "contract/contract.h"
+#include "core/canonical_json.h"
 #include "core/file.h"
 #include "core/sha256.h"
 #include "evidence/manifest.h"
@@ -21,9 +23,19 @@ namespace {
 const char kHash[] = "0000000000000000000000000000000000000000000000000000000000000000";
 const char kOtherHash[] = "1111111111111111111111111111111111111111111111111111111111111111";
 
+// The rule set's document the baseline holds, and the lane facts of its GPU lane with their id
+// (a lane is named by the hash of its facts).
+Json RuleSetDoc() { return {{"calls", {{"mnist_calls", 11}}}}; }
+Json GpuFacts() {
+  Json facts = {{"device", {{"kind", "cuda"}}}};
+  facts["id"] = *LaneId(facts);
+  return facts;
+}
+std::string GpuLane() { return GpuFacts()["id"]; }
+
 Json Locked() {
   return {{"harness", {{"name", "ratchet"}, {"version", "0.1.0"}, {"source_sha256", kHash}}},
-          {"rules", {{"id", "mnist-a100/1.2.0"}, {"sha256", kHash}}},
+          {"rules", {{"id", "mnist-a100/1.2.0"}, {"sha256", *CanonicalSha256(RuleSetDoc())}}},
           {"datasets", {{"mnist", {{"images_sha256", kHash}, {"labels_sha256", kHash}}}}},
           {"sandbox", {{"policy_sha256", kHash}, {"uid", 65534}}}};
 }
@@ -36,10 +48,10 @@ Json Contract(const std::string& lane, const std::string& kind) {
 
 Json BaselineDoc() {
   return {{"schema", "ratchet.baseline/1"},
-          {"contract", {{"locked", Locked()}, {"rule_set", {{"calls", {{"mnist_calls", 11}}}}}}},
+          {"contract", {{"locked", Locked()}, {"rule_set", RuleSetDoc()}}},
           {"lanes",
-           {{"gpu-lane",
-             {{"facts", {{"device", {{"kind", "cuda"}}}}},
+           {{GpuLane(),
+             {{"facts", GpuFacts()},
               {"reviewed", {{"by", "a reviewer"}, {"reason", "the reference board"}}}}}}},
           {"records",
            {{"fast",
@@ -48,7 +60,7 @@ Json BaselineDoc() {
               {"band_bp", 2000},
               {"expected", {{"status", "qualified"}, {"broken", Json::array()}}},
               {"timing",
-               {{"gpu-lane", {{"ranked_ms", 10.0}, {"relative", 0.05}, {"absolute_ms", 0.1}}}}},
+               {{GpuLane(), {{"ranked_ms", 10.0}, {"relative", 0.05}, {"absolute_ms", 0.1}}}}},
               {"reason", "qualifies"},
               {"reviewed_by", "a reviewer"}}},
             {"slow",
@@ -76,9 +88,9 @@ TEST(BaselineFormat, ParsesTheDocumentedShape) {
   const BaselineRecord& fast = baseline->records.at("fast");
   EXPECT_EQ(*fast.band_bp, 2000);
   EXPECT_FALSE(fast.difficulty.has_value());
-  EXPECT_DOUBLE_EQ(fast.timing.at("gpu-lane").ranked_ms, 10.0);
+  EXPECT_DOUBLE_EQ(fast.timing.at(GpuLane()).ranked_ms, 10.0);
   EXPECT_EQ(baseline->records.at("slow").expected->broken, std::vector<std::string>{"accuracy"});
-  EXPECT_EQ(baseline->lanes.at("gpu-lane").by, "a reviewer");
+  EXPECT_EQ(baseline->lanes.at(GpuLane()).by, "a reviewer");
 }
 
 TEST(BaselineFormat, OneSpellingRoundTrips) {
@@ -123,8 +135,9 @@ TEST(BaselineFormat, ErrorsNameTheRecordAndTheFieldPath) {
   ExpectError(doc, "must name the rules a disqualified outcome broke");
 
   doc = BaselineDoc();
-  doc["records"]["fast"]["timing"]["gpu-lane"]["ranked_ms"] = -1;
-  ExpectError(doc, "field \"records.fast.timing.gpu-lane.ranked_ms\": must be a number above 0");
+  doc["records"]["fast"]["timing"][GpuLane()]["ranked_ms"] = -1;
+  ExpectError(
+      doc, "field \"records.fast.timing." + GpuLane() + ".ranked_ms\": must be a number above 0");
 
   doc = BaselineDoc();
   doc["records"]["fast"].erase("submission");
@@ -139,8 +152,8 @@ TEST(BaselineFormat, ErrorsNameTheRecordAndTheFieldPath) {
   ExpectError(doc, "field \"schema\": is \"ratchet.baseline/2\"");
 
   doc = BaselineDoc();
-  doc["lanes"]["gpu-lane"]["reviewed"].erase("reason");
-  ExpectError(doc, "field \"lanes.gpu-lane.reviewed.reason\": is missing");
+  doc["lanes"][GpuLane()]["reviewed"].erase("reason");
+  ExpectError(doc, "field \"lanes." + GpuLane() + ".reviewed.reason\": is missing");
 
   doc = BaselineDoc();
   doc["records"]["fast"].erase("sha256");
@@ -155,25 +168,40 @@ TEST(BaselineFormat, ErrorsNameTheRecordAndTheFieldPath) {
   EXPECT_NE(not_json.message().find("records.json"), std::string::npos) << not_json.message();
 }
 
+TEST(BaselineFormat, ARuleSetOrLaneThatDoesNotHashToItsNameIsRefused) {
+  Json doc = BaselineDoc();
+  doc["contract"]["rule_set"]["calls"]["mnist_calls"] = 12;
+  ExpectError(doc, "field \"contract.rule_set\": its sha256 is " +
+                       *CanonicalSha256(doc["contract"]["rule_set"]) +
+                       ", but contract.locked.rules.sha256 is " + *CanonicalSha256(RuleSetDoc()));
+  doc = BaselineDoc();
+  doc["lanes"][GpuLane()]["facts"]["device"]["kind"] = "cpu";
+  ExpectError(doc, "field \"lanes." + GpuLane() + ".facts\": its facts hash to the lane id ");
+  // Facts moved under another lane's name.
+  doc = BaselineDoc();
+  doc["lanes"]["0123456789abcdef"] = doc["lanes"][GpuLane()];
+  ExpectError(doc, ", not 0123456789abcdef: a lane's facts are the contract's lane object");
+}
+
 TEST(BaselineFormat, TheBoardOfAReviewedTimeIsKeptWhenKnown) {
   Json doc = BaselineDoc();
   Result<Baseline> without = ParseBaseline(doc.dump(), "records.json");
   ASSERT_TRUE(without.ok()) << without.status().message();
-  EXPECT_EQ(without->records.at("fast").timing.at("gpu-lane").board, "");
+  EXPECT_EQ(without->records.at("fast").timing.at(GpuLane()).board, "");
   EXPECT_EQ(BaselineText(*without)->find("\"board\""), std::string::npos);  // none written
 
-  doc["records"]["fast"]["timing"]["gpu-lane"]["board"] = "GPU-kept";
+  doc["records"]["fast"]["timing"][GpuLane()]["board"] = "GPU-kept";
   Result<Baseline> with = ParseBaseline(doc.dump(), "records.json");
   ASSERT_TRUE(with.ok()) << with.status().message();
-  EXPECT_EQ(with->records.at("fast").timing.at("gpu-lane").board, "GPU-kept");
+  EXPECT_EQ(with->records.at("fast").timing.at(GpuLane()).board, "GPU-kept");
   Result<Baseline> again = ParseBaseline(*BaselineText(*with), "records.json");
   ASSERT_TRUE(again.ok()) << again.status().message();
-  EXPECT_EQ(again->records.at("fast").timing.at("gpu-lane").board, "GPU-kept");
+  EXPECT_EQ(again->records.at("fast").timing.at(GpuLane()).board, "GPU-kept");
 
-  doc["records"]["fast"]["timing"]["gpu-lane"]["board"] = "";
-  ExpectError(doc, "records.fast.timing.gpu-lane.board\": must not be empty");
-  doc["records"]["fast"]["timing"]["gpu-lane"]["board"] = 7;
-  ExpectError(doc, "records.fast.timing.gpu-lane.board\": must be a string");
+  doc["records"]["fast"]["timing"][GpuLane()]["board"] = "";
+  ExpectError(doc, "records.fast.timing." + GpuLane() + ".board\": must not be empty");
+  doc["records"]["fast"]["timing"][GpuLane()]["board"] = 7;
+  ExpectError(doc, "records.fast.timing." + GpuLane() + ".board\": must be a string");
 }
 
 TEST(BaselineFormat, LoadNamesAMissingFile) {
@@ -198,14 +226,14 @@ TEST(BaselineFormat, WriteReplacesTheWholeFileAndLeavesNoTemporary) {
   }
   EXPECT_EQ(entries, 1);
   // A baseline that cannot be written as JSON (a NaN) leaves the file as it was.
-  baseline->records["fast"].timing["gpu-lane"].ranked_ms = std::nan("");
+  baseline->records["fast"].timing[GpuLane()].ranked_ms = std::nan("");
   EXPECT_FALSE(WriteBaseline(path, *baseline).ok());
   EXPECT_EQ(*ReadFile(path), *BaselineText(*ParseBaseline(BaselineDoc().dump(), "x")));
 }
 
 // --- the ratchet ---------------------------------------------------------------------------
 
-RatchetInputs Inputs(const std::string& lane = "gpu-lane", const std::string& kind = "cuda") {
+RatchetInputs Inputs(const std::string& lane = GpuLane(), const std::string& kind = "cuda") {
   RatchetInputs inputs;
   inputs.contract = Contract(lane, kind);
   inputs.selected = {"fast", "slow"};
@@ -300,7 +328,7 @@ TEST(Ratchet, ATimeOutsideItsToleranceNamesTheBoards) {
     RatchetResult result = RatchetErrors(Base(), inputs);
     return result.errors.size() == 1 ? result.errors[0].message : std::string("not one error");
   };
-  const std::string plain = "scored 11.000 ms; reviewed 10.000 ms on lane gpu-lane";
+  const std::string plain = "scored 11.000 ms; reviewed 10.000 ms on lane " + GpuLane();
   EXPECT_EQ(message(), plain);  // neither board known
   inputs.reviewed_boards["fast"] = "GPU-aaaa";
   EXPECT_EQ(message(), plain);  // the reviewed one alone
@@ -324,26 +352,27 @@ TEST(Ratchet, TheReviewedBoardIsTheRecordsEvidencesOnThisLaneElseTheLanes) {
     Json contract = {{"lane", {{"id", lane}}}, {"observed", {{"device_uuid", board}}}};
     ASSERT_TRUE(WriteFileAtomic(dir / name + "/contract.json", contract.dump()).ok());
   };
-  evidence("first", "gpu-lane", "GPU-first");
-  evidence("again", "gpu-lane", "GPU-again");
+  evidence("first", GpuLane(), "GPU-first");
+  evidence("again", GpuLane(), "GPU-again");
   evidence("cpu", "cpu-lane", "");
   Baseline base = Base();
-  base.lanes["gpu-lane"].evidence = "first";
-  EXPECT_EQ(ReviewedBoard(base, dir.path(), "gpu-lane", "fast"), "GPU-first");  // no evidence
+  base.lanes[GpuLane()].evidence = "first";
+  EXPECT_EQ(ReviewedBoard(base, dir.path(), GpuLane(), "fast"), "GPU-first");  // no evidence
   base.records["fast"].evidence = EvidenceRef{"again", kHash};
-  EXPECT_EQ(ReviewedBoard(base, dir.path(), "gpu-lane", "fast"), "GPU-again");  // promoted again
-  base.records["fast"].evidence = EvidenceRef{dir / "cpu", kHash};              // absolute
-  EXPECT_EQ(ReviewedBoard(base, dir.path(), "gpu-lane", "fast"), "GPU-first");  // another lane's
+  EXPECT_EQ(ReviewedBoard(base, dir.path(), GpuLane(), "fast"), "GPU-again");  // promoted again
+  base.records["fast"].evidence = EvidenceRef{dir / "cpu", kHash};             // absolute
+  EXPECT_EQ(ReviewedBoard(base, dir.path(), GpuLane(), "fast"), "GPU-first");  // another lane's
   EXPECT_EQ(ReviewedBoard(base, dir.path(), "other-lane", "fast"), "");
-  EXPECT_EQ(ReviewedBoard(base, dir.path(), "gpu-lane", "absent"), "GPU-first");
-  base.lanes["gpu-lane"].evidence = "missing";
-  EXPECT_EQ(ReviewedBoard(base, dir.path(), "gpu-lane", "slow"), "");
+  EXPECT_EQ(ReviewedBoard(base, dir.path(), GpuLane(), "absent"), "GPU-first");
+  base.lanes[GpuLane()].evidence = "missing";
+  EXPECT_EQ(ReviewedBoard(base, dir.path(), GpuLane(), "slow"), "");
 }
 
 TEST(Ratchet, TheBoardKeptWithAReviewedTimeComesFirst) {
   TempDir dir;
   for (const auto& [name, lane, board] :
-       {std::tuple{"first", "gpu-lane", "GPU-first"}, std::tuple{"cpu", "cpu-lane", ""}}) {
+       {std::tuple<std::string, std::string, std::string>{"first", GpuLane(), "GPU-first"},
+        std::tuple<std::string, std::string, std::string>{"cpu", "cpu-lane", ""}}) {
     std::filesystem::create_directories(dir / name);
     Json contract = {{"lane", {{"id", lane}}}, {"observed", {{"device_uuid", board}}}};
     ASSERT_TRUE(WriteFileAtomic(dir / name + "/contract.json", contract.dump()).ok());
@@ -352,18 +381,18 @@ TEST(Ratchet, TheBoardKeptWithAReviewedTimeComesFirst) {
   // then promoted on a CPU lane: the record's evidence is now the CPU run's, and only the board
   // kept with the time says where that time came from.
   Baseline base = Base();
-  base.lanes["gpu-lane"].evidence = "first";
+  base.lanes[GpuLane()].evidence = "first";
   base.records["fast"].evidence = EvidenceRef{"cpu", kHash};
-  EXPECT_EQ(ReviewedBoard(base, dir.path(), "gpu-lane", "fast"), "GPU-first");  // not kept
-  base.records["fast"].timing["gpu-lane"].board = "GPU-again";
-  EXPECT_EQ(ReviewedBoard(base, dir.path(), "gpu-lane", "fast"), "GPU-again");
+  EXPECT_EQ(ReviewedBoard(base, dir.path(), GpuLane(), "fast"), "GPU-first");  // not kept
+  base.records["fast"].timing[GpuLane()].board = "GPU-again";
+  EXPECT_EQ(ReviewedBoard(base, dir.path(), GpuLane(), "fast"), "GPU-again");
   // Promoted again on the lane with no time (a null ranked_ms) from another board's evidence: the
   // time and its board are the earlier ones.
   base.records["fast"].evidence = EvidenceRef{"first", kHash};
-  EXPECT_EQ(ReviewedBoard(base, dir.path(), "gpu-lane", "fast"), "GPU-again");
+  EXPECT_EQ(ReviewedBoard(base, dir.path(), GpuLane(), "fast"), "GPU-again");
   EXPECT_EQ(ReviewedBoard(base, dir.path(), "other-lane", "fast"), "");  // another lane's time
-  base.lanes["gpu-lane"].evidence = "missing";
-  EXPECT_EQ(ReviewedBoard(base, dir.path(), "gpu-lane", "fast"), "GPU-again");
+  base.lanes[GpuLane()].evidence = "missing";
+  EXPECT_EQ(ReviewedBoard(base, dir.path(), GpuLane(), "fast"), "GPU-again");
 }
 
 TEST(Ratchet, TheBoardOfAnEvidenceIsItsContractsDeviceUuid) {

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <future>
 #include <string>
 #include <vector>
 
@@ -28,7 +29,7 @@ class PromoteOnAGpuLane : public ::testing::Test {
     ASSERT_TRUE(WriteFileAtomic(dir_ / "submissions/ncm.py", Qualified("ncm", 1).source).ok());
     const Json contract = TestContract(TestLocked(), CpuMachine());
     Json doc = {{"schema", "ratchet.baseline/1"},
-                {"contract", {{"locked", contract["locked"]}, {"rule_set", Json::object()}}},
+                {"contract", {{"locked", contract["locked"]}}},
                 {"lanes", Json::object()},
                 {"records", {{"ncm", {{"submission", "submissions/ncm.py"}, {"band_bp", 540}}}}}};
     ASSERT_TRUE(WriteFileAtomic(baseline(), doc.dump(2) + "\n").ok());
@@ -238,6 +239,75 @@ TEST_F(PromoteOnAGpuLane, ARefusalPrintsNoPromotedLine) {
   EXPECT_NE(run.err.find("is not a verified copy"), std::string::npos) << run.err;
   EXPECT_EQ(run.out.find("promoted"), std::string::npos) << run.out;
   EXPECT_EQ(*ReadFile(baseline()), before);
+}
+
+// Promotes of different records from one run, started at once: one promote at a time holds the
+// baseline, so the first writes and every other one, reading what the first wrote, is refused
+// (its run was compared with the baseline before it); no promotion is lost silently, the baseline
+// always parses, and the evidence is copied once, with no hidden copy left beside it.
+TEST(ConcurrentPromotes, OneWritesAndTheOthersAreRefusedWithNothingLostOrLeftBehind) {
+  constexpr int kRecords = 6;
+  for (int round = 0; round < 3; ++round) {
+    TempDir dir, outside;
+    std::filesystem::create_directories(dir / "submissions");
+    std::vector<TestRecord> scored;
+    Json records = Json::object(), errors = Json::array();
+    for (int i = 0; i < kRecords; ++i) {
+      const std::string id = "r" + std::to_string(i);
+      scored.push_back(Qualified(id, 1.0 + i));
+      records[id] = {{"submission", "submissions/ncm.py"}, {"band_bp", 540}};
+      errors.push_back({{"code", "record-unreviewed"}, {"record", id}});
+    }
+    ASSERT_TRUE(WriteFileAtomic(dir / "submissions/ncm.py", scored[0].source).ok());
+    const Json contract = TestContract(TestLocked(), CudaMachine());
+    const std::string baseline = dir / "records.json";
+    Json doc = {{"schema", "ratchet.baseline/1"},
+                {"contract", {{"locked", contract["locked"]}}},
+                {"lanes", Json::object()},
+                {"records", records}};
+    ASSERT_TRUE(WriteFileAtomic(baseline, doc.dump(2) + "\n").ok());
+    std::string sha256;
+    ASSERT_TRUE(LoadBaseline(baseline, &sha256).ok());
+    Json report = TestReport(scored);
+    report["ratchet"] = {{"baseline", baseline},
+                         {"baseline_sha256", sha256},
+                         {"errors", errors},
+                         {"notes", Json::array()}};
+    const std::string evidence = outside / "run-1";
+    ASSERT_TRUE(WriteTestEvidenceWithReport(evidence, contract, report).ok());
+
+    std::vector<std::future<BinaryRun>> promotes;
+    for (int i = 0; i < kRecords; ++i) {
+      promotes.push_back(std::async(std::launch::async, [&, i] {
+        return RunRatchet({"promote", "--baseline", baseline, "--evidence", evidence, "--record",
+                           "r" + std::to_string(i), "--reason", "test", "--reviewer", "r"});
+      }));
+    }
+    std::vector<std::string> written;
+    for (int i = 0; i < kRecords; ++i) {
+      const BinaryRun run = promotes[static_cast<size_t>(i)].get();
+      if (run.exit_code == 0) {
+        written.push_back("r" + std::to_string(i));
+      } else {
+        EXPECT_EQ(run.exit_code, 1) << run.out << run.err;
+        EXPECT_NE(run.err.find("has changed since"), std::string::npos) << run.err;
+        EXPECT_EQ(run.out.find("promoted"), std::string::npos) << run.out;
+      }
+    }
+    EXPECT_EQ(written.size(), 1u) << round;
+    Result<Baseline> after = LoadBaseline(baseline);
+    ASSERT_TRUE(after.ok()) << after.status().message();
+    std::vector<std::string> reviewed;
+    for (const auto& [id, record] : after->records) {
+      if (record.expected) reviewed.push_back(id);
+    }
+    EXPECT_EQ(reviewed, written) << round;
+    std::vector<std::string> copies;
+    for (const auto& entry : std::filesystem::directory_iterator(dir / "evidence")) {
+      copies.push_back(entry.path().filename());
+    }
+    EXPECT_EQ(copies, std::vector<std::string>{"run-1"}) << round;
+  }
 }
 
 }  // namespace

@@ -244,6 +244,8 @@ TEST(RatchetRunTest, RefusalsAndRepairs) {
   BinaryRun run = space.Run({"--require-lane"});
   ASSERT_EQ(run.exit_code, 1) << run.out << run.err;
   EXPECT_TRUE(Contains(run.out, "lane-unreviewed")) << run.out;
+  // An expected outcome written by hand, with no evidence behind it, is said.
+  EXPECT_TRUE(Contains(run.out, "broken: its expected outcome was written by hand")) << run.out;
   const std::string compared = space.last_evidence();
 
   // --all-changed with no record changed still reviews the lane.
@@ -275,6 +277,15 @@ TEST(RatchetRunTest, RefusalsAndRepairs) {
   run = space.Run();
   EXPECT_EQ(run.exit_code, 1) << run.out << run.err;
   EXPECT_TRUE(Contains(run.out, "evidence-incomplete broken")) << run.out;
+
+  // So is a promoted record whose reference to its evidence was deleted from the baseline.
+  Json without = space.Read();
+  ASSERT_TRUE(without["records"]["broken"].contains("evidence"));
+  without["records"]["broken"].erase("evidence");
+  space.Write(without);
+  run = space.Run();
+  EXPECT_EQ(run.exit_code, 1) << run.out << run.err;
+  EXPECT_TRUE(Contains(run.out, "evidence-incomplete broken: it was promoted")) << run.out;
 
   // Records that could only fail before a worker are refused before any evidence is written.
   Json doc = space.Read();
@@ -318,6 +329,13 @@ TEST(RatchetRunTest, EveryLockedFieldChangedIsContractChanged) {
                 : Json("changed-" + (field.is_string() ? field.get<std::string>() : "null"));
     space.Write(doc);
     run = space.Run();
+    if (pointer == "/rules/sha256") {
+      // The baseline's rule-set document no longer hashes to the sha256 its contract locks: the
+      // baseline is refused when it is read, before any scoring.
+      EXPECT_EQ(run.exit_code, 2) << run.out << run.err;
+      EXPECT_TRUE(Contains(run.err, "field \"contract.rule_set\": its sha256 is ")) << run.err;
+      continue;
+    }
     std::string dotted = "locked" + pointer;
     std::replace(dotted.begin(), dotted.end(), '/', '.');
     EXPECT_EQ(run.exit_code, 1) << pointer << "\n" << run.out << run.err;

@@ -1,8 +1,11 @@
 // Black-box tests of the ratchet binary's dispatch: help, version, unknown commands and options.
 #include <gtest/gtest.h>
 
+#include <filesystem>
+
 #include "cli/commands.h"
 #include "support/run_binary.h"
+#include "support/temp_dir.h"
 
 namespace ratchet {
 namespace {
@@ -52,6 +55,24 @@ TEST(MainTest, EveryCommandRefusesAnUnknownOption) {
     EXPECT_EQ(run.exit_code, 2) << command.name;
     EXPECT_TRUE(Contains(run.err, "--no-such-option")) << command.name << ": " << run.err;
   }
+}
+
+// A method file or baseline that is a device or a FIFO is bad input before any evidence: the
+// tool does not open it (a FIFO would block it, a device never end).
+TEST(MainTest, AnInputThatIsNoRegularFileIsRefusedBeforeAnyEvidence) {
+  TempDir dir;
+  std::filesystem::create_symlink("/dev/zero", dir / "zero.py");
+  BinaryRun run = RunRatchet({"score", dir / "zero.py", "--out", dir / "evidence"});
+  EXPECT_EQ(run.exit_code, 2) << run.out << run.err;
+  EXPECT_TRUE(Contains(run.err, "is a character device, not a regular file")) << run.err;
+  EXPECT_FALSE(std::filesystem::exists(dir / "evidence"));
+  std::filesystem::create_symlink("/dev/zero", dir / "records.json");
+  run = RunRatchet({"run", "--baseline", dir / "records.json", "--out", dir / "evidence"});
+  EXPECT_EQ(run.exit_code, 2) << run.out << run.err;
+  EXPECT_TRUE(
+      Contains(run.err, "the baseline " + (dir / "records.json") + " is a character device"))
+      << run.err;
+  EXPECT_FALSE(std::filesystem::exists(dir / "evidence"));
 }
 
 }  // namespace
