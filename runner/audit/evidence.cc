@@ -5,6 +5,7 @@
 
 #include "audit/evidence_run.h"
 #include "audit/numbers.h"
+#include "contract/contract.h"
 #include "contract/contract_view.h"
 #include "core/file.h"
 #include "data/registry.h"
@@ -208,6 +209,16 @@ Status AuditEvidence(const std::string& dir, const EvidenceAuditOptions& options
   if (!items.ok()) return items.status();
 
   result->format = "a ratchet evidence directory (status " + summary->status + ")";
+  // A lane is named by the hash of its facts: facts edited after the run name another lane.
+  if (contract.lane().ok()) {
+    Result<std::string> id = LaneId(*contract.lane());
+    if (id.ok() && Json(*id) != contract.lane_id().found_or_null()) {
+      result->Breaks(std::string(kContractFile) + ": lane.id",
+                     JsonShown(contract.lane_id().found_or_null()) +
+                         ", but the lane's facts hash to " + *id +
+                         ": the lane was edited after the run");
+    }
+  }
   // The reader's findings; those that are a disagreement with the manifest name it, since
   // either side may be the one that changed.
   std::vector<EvidenceFinding> against_manifest;

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <set>
+#include <tuple>
 
 #include "audit/energy_column.h"
 #include "audit/numbers.h"
@@ -108,6 +109,48 @@ std::string LockedDifference(const ContractView& contract, const LocatedDataset&
   return "";
 }
 
+// Every call ran on the lane contract.json names: its worker's hello (what the worker found
+// itself running on) gives the lane's device kind and, on a GPU, its name and the board the
+// contract observed. A contract relabelled after the run (a CPU run called an H200's) disagrees
+// with every hello. The call that stopped a run may have failed before its hello: it is left out.
+void CheckCallsRanOnTheLane(const EvidenceContext& context, const std::vector<CallEntry>& calls,
+                            const std::string& calls_file, bool stopped, AuditResult* result) {
+  const ContractView contract(context.contract);
+  const Json kind = contract.device_kind().found_or_null();
+  const bool gpu = kind == Json("cuda");
+  // (hello field, the contract's field, its value)
+  const std::vector<std::tuple<const char*, std::string, Json>> expected = {
+      {"device", "lane.device.kind", kind},
+      {"device_name", "lane.device.name", gpu ? contract.device_name().found_or_null() : Json()},
+      {"uuid", "observed.device_uuid", gpu ? contract.device_uuid().found_or_null() : Json()}};
+  for (const auto& [field, contract_field, value] : expected) {
+    if (field != std::string("device") && !gpu) continue;
+    size_t differing = 0, first = 0;
+    Json found;
+    for (size_t i = 0; i < calls.size(); ++i) {
+      if (stopped && i + 1 == calls.size()) continue;
+      const Json& hello = calls[i].worker;
+      const Json said = hello.is_object() ? hello.value(field, Json()) : Json();
+      if (said != value) {
+        if (differing++ == 0) {
+          first = i;
+          found = said;
+        }
+      }
+    }
+    if (differing > 0) {
+      result->Breaks(calls_file + ": " + JoinPath(JoinPath("calls", first), "worker") + "." +
+                         field,
+                     JsonShown(found) + (differing > 1
+                                             ? " (and in " + std::to_string(differing - 1) +
+                                                   " more calls)"
+                                             : std::string()) +
+                         ", but contract.json's " + contract_field + " is " + JsonShown(value) +
+                         ": the calls did not run on the lane the contract names");
+    }
+  }
+}
+
 }  // namespace
 
 Result<RunOutcomeFacts> AuditRun(EvidenceContext& context, const RecordFacts& record, int run,
@@ -186,6 +229,7 @@ Result<RunOutcomeFacts> AuditRun(EvidenceContext& context, const RecordFacts& re
 
   const bool harness_failure = judge && judge->harness_failure;
   const bool stopped = judge && judge->failed_call;
+  if (calls) CheckCallsRanOnTheLane(context, *calls, calls_file, stopped, result);
   if (harness_failure) {
     result->Breaks(judge_file + ": harness_failure",
                    "the harness could not run the method: " +

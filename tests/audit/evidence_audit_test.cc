@@ -7,6 +7,7 @@
 #include <fstream>
 
 #include "audit/audit.h"
+#include "contract/contract.h"
 #include "core/file.h"
 #include "evidence/layout.h"
 #include "evidence/manifest.h"
@@ -121,6 +122,32 @@ TEST_F(EvidenceAuditTest, AChangedTimeWithACleanManifestIsFoundByReJudging) {
                          ", but re-judging calls.json gives "))
       << Findings(result);
   EXPECT_TRUE(HasFinding(result, "records/ncm/run-1/judge.json: summary")) << Findings(result);
+}
+
+// A CPU run relabelled as an H200's (the lane's device and the board edited, the lane id
+// recomputed, the manifest resealed): every worker's hello still says where it ran.
+TEST_F(EvidenceAuditTest, ACpuRunRelabelledAsAGpuClaimIsFoundInTheWorkersHellos) {
+  ASSERT_TRUE(EditJsonAndRemanifest(Evidence(), kContractFile, [](Json& contract) {
+                contract["lane"]["device"] = {{"kind", "cuda"}, {"name", "NVIDIA H200"}};
+                contract["lane"].erase("id");
+                contract["lane"]["id"] = *LaneId(contract["lane"]);
+                contract["observed"]["device_uuid"] = "GPU-12345678-1234-1234-1234-123456789abc";
+              }).ok());
+  const AuditResult result = AuditOk(Evidence());
+  EXPECT_EQ(result.verdict(), AuditVerdict::kDoesNotStand) << Findings(result);
+  EXPECT_TRUE(HasFinding(result, "records/ncm/run-1/calls.json: calls[0].worker.device",
+                         "\"cpu\" (and in 14 more calls), but contract.json's lane.device.kind "
+                         "is \"cuda\": the calls did not run on the lane the contract names"))
+      << Findings(result);
+  EXPECT_TRUE(HasFinding(result, "records/ncm/run-1/calls.json: calls[0].worker.uuid"))
+      << Findings(result);
+
+  // The lane's facts edited without their id: the id no longer names them.
+  ASSERT_TRUE(EditJsonAndRemanifest(Evidence(), kContractFile, [](Json& contract) {
+                contract["lane"]["device"]["name"] = "NVIDIA H100";
+              }).ok());
+  EXPECT_TRUE(HasFinding(AuditOk(Evidence()), "contract.json: lane.id",
+                         ": the lane was edited after the run"));
 }
 
 TEST_F(EvidenceAuditTest, AChangedCountOfCorrectLabelsIsFoundInTheLabels) {

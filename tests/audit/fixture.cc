@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "audit/evidence_run.h"
+#include "contract/contract.h"
 #include "core/file.h"
 #include "core/sha256.h"
 #include "data/locate.h"
@@ -75,12 +76,16 @@ Status WriteFixture(const std::string& dir, const FixtureOptions& options) {
   }
   Result<EvidenceWriter> writer = EvidenceWriter::Begin(dir);
   if (!writer.ok()) return writer.status();
+  Json lane = {{"device", {{"kind", options.device_kind}}}};
+  Result<std::string> lane_id = LaneId(lane);
+  if (!lane_id.ok()) return lane_id.status();
+  lane["id"] = *lane_id;
   RATCHET_RETURN_IF_ERROR(writer->WriteJson(
       kContractFile,
       Json{{"schema", "ratchet.contract/1"},
            {"locked",
             {{"rules", {{"id", rules->id}, {"sha256", rules->sha256}}}, {"datasets", datasets}}},
-           {"lane", {{"id", "0123456789abcdef"}, {"device", {{"kind", options.device_kind}}}}}}));
+           {"lane", lane}}));
   RATCHET_RETURN_IF_ERROR(writer->CommitSeed(RunSeedSha256(seed)));
 
   const std::string source =
@@ -130,6 +135,7 @@ Status WriteFixture(const std::string& dir, const FixtureOptions& options) {
                             {"overhead_ms", overhead_ms},
                             {"correct", correct},
                             {"total", rules->draw.test},
+                            {"worker", {{"device", options.device_kind}}},
                             {"worker_exit", "signal 9"},
                             {"log_bytes", log.size()}});
       const std::string number = CallNumber(static_cast<int>(i + 1));
