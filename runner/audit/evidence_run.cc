@@ -139,14 +139,13 @@ void CheckCallsRanOnTheLane(const EvidenceContext& context, const std::vector<Ca
       }
     }
     if (differing > 0) {
-      result->Breaks(calls_file + ": " + JoinPath(JoinPath("calls", first), "worker") + "." +
-                         field,
-                     JsonShown(found) + (differing > 1
-                                             ? " (and in " + std::to_string(differing - 1) +
-                                                   " more calls)"
-                                             : std::string()) +
-                         ", but contract.json's " + contract_field + " is " + JsonShown(value) +
-                         ": the calls did not run on the lane the contract names");
+      result->Breaks(
+          calls_file + ": " + JoinPath(JoinPath("calls", first), "worker") + "." + field,
+          JsonShown(found) +
+              (differing > 1 ? " (and in " + std::to_string(differing - 1) + " more calls)"
+                             : std::string()) +
+              ", but contract.json's " + contract_field + " is " + JsonShown(value) +
+              ": the calls did not run on the lane the contract names");
     }
   }
 }

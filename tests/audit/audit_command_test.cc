@@ -179,7 +179,8 @@ TEST(AuditCommandTest, RulesByIdOrFile) {
   EXPECT_EQ(run.exit_code, 2) << run.out;
   EXPECT_EQ(run.err,
             "ratchet audit: error: rule-set file mnist-a100/1.1.0: no such file; nor is it the id "
-            "of an embedded rule set: mnist-a100/1.2.0, mnist-a100/1.3.0, mnist-a100/1.4.0, mnist-a100/1.5.0\n");
+            "of an embedded rule set: mnist-a100/1.2.0, mnist-a100/1.3.0, mnist-a100/1.4.0, "
+            "mnist-a100/1.5.0\n");
   run = RunRatchet({"audit", CorpusPath(kStanding), "--rules", "mnist-a100/1.2.0"});
   EXPECT_EQ(run.exit_code, 0) << run.out << run.err;
   EXPECT_NE(run.out.find("\nrules: mnist-a100/1.2.0 (given with --rules)\n"), std::string::npos)

@@ -367,13 +367,13 @@ TEST_F(EvidenceAuditTest, ARuleSetNotCompiledInMustBeGiven) {
   Result<AuditResult> result = Audit(Evidence(), AuditOptions{});
   ASSERT_FALSE(result.ok());
   EXPECT_EQ(result.status().code(), Status::Code::kUsage);
-  EXPECT_EQ(
-      result.status().message(),
-      "the evidence was scored under the rule set \"mnist-a100/0.9.0\" (sha256 \"" +
-          std::string(64, 'a') +
-          "\" in contract.json); no rule set compiled into ratchet has that sha256 (they "
-          "are mnist-a100/1.2.0, mnist-a100/1.3.0, mnist-a100/1.4.0, mnist-a100/1.5.0): give that rule set with "
-          "--rules FILE");
+  EXPECT_EQ(result.status().message(),
+            "the evidence was scored under the rule set \"mnist-a100/0.9.0\" (sha256 \"" +
+                std::string(64, 'a') +
+                "\" in contract.json); no rule set compiled into ratchet has that sha256 (they "
+                "are mnist-a100/1.2.0, mnist-a100/1.3.0, mnist-a100/1.4.0, mnist-a100/1.5.0): give "
+                "that rule set with "
+                "--rules FILE");
 }
 
 TEST(EvidenceAuditStatusTest, AnInterruptedRunMakesNoClaim) {

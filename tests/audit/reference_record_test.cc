@@ -319,10 +319,11 @@ TEST(ReferenceRecordTest, ARecordOfAnotherVersionIsRefused) {
   Result<RuleSet> rules = RuleSetForRecord(record, "evaluation.json", &result);
   ASSERT_FALSE(rules.ok());
   EXPECT_EQ(rules.status().code(), Status::Code::kBadInput);
-  EXPECT_EQ(rules.status().message(),
-            "evaluation.json: the record was made by 'mnist-a100/1.1.0'; no rule set compiled into "
-            "ratchet judges that version (they are mnist-a100/1.2.0, mnist-a100/1.3.0, "
-            "mnist-a100/1.4.0, mnist-a100/1.5.0): give the record's own rule set with --rules FILE");
+  EXPECT_EQ(
+      rules.status().message(),
+      "evaluation.json: the record was made by 'mnist-a100/1.1.0'; no rule set compiled into "
+      "ratchet judges that version (they are mnist-a100/1.2.0, mnist-a100/1.3.0, "
+      "mnist-a100/1.4.0, mnist-a100/1.5.0): give the record's own rule set with --rules FILE");
 }
 
 // The seed's records name the seed's version: the seed's rule set judges them, not the default.

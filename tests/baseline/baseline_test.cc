@@ -168,7 +168,7 @@ TEST(BaselineFormat, ErrorsNameTheRecordAndTheFieldPath) {
   EXPECT_NE(not_json.message().find("records.json"), std::string::npos) << not_json.message();
 }
 
-TEST(BaselineFormat, ARuleSetOrLaneThatDoesNotHashToItsNameIsRefused) {
+TEST(BaselineFormat, ARuleSetOrLaneThatDoesNotHashToItsNameOrAnUnknownPartIsRefused) {
   Json doc = BaselineDoc();
   doc["contract"]["rule_set"]["calls"]["mnist_calls"] = 12;
   ExpectError(doc, "field \"contract.rule_set\": its sha256 is " +
@@ -177,6 +177,10 @@ TEST(BaselineFormat, ARuleSetOrLaneThatDoesNotHashToItsNameIsRefused) {
   doc = BaselineDoc();
   doc["lanes"][GpuLane()]["facts"]["device"]["kind"] = "cpu";
   ExpectError(doc, "field \"lanes." + GpuLane() + ".facts\": its facts hash to the lane id ");
+  // A part no contract locks is refused when the baseline is read, not after a scoring.
+  doc = BaselineDoc();
+  doc["contract"]["locked"]["colour"] = "blue";
+  ExpectError(doc, "field \"contract.locked.colour\": is not a part of a contract");
   // Facts moved under another lane's name.
   doc = BaselineDoc();
   doc["lanes"]["0123456789abcdef"] = doc["lanes"][GpuLane()];
