@@ -308,10 +308,24 @@ int Run(CommandContext& context) {
                                     reviewed->manifest_sha256 + "; the baseline names " +
                                     record.evidence->manifest_sha256});
     } else if (!reviewed->complete || !reviewed->findings.empty()) {
-      std::string why = reviewed->complete ? "" : "its status is " + reviewed->status;
-      for (const EvidenceFinding& finding : reviewed->findings) {
-        why += (why.empty() ? "" : "; ") + finding.file + ": " + finding.problem;
+      // Said plainly: a run that did not finish, or files that are not what its manifest lists.
+      std::string why;
+      if (reviewed->status != kStatusComplete) {
+        why = "the run it holds ended " + reviewed->status + ", not complete";
       }
+      if (!reviewed->findings.empty()) {
+        why += std::string(why.empty() ? "" : "; and ") +
+               (reviewed->status == kStatusComplete ? "it says complete, but " : "") +
+               std::to_string(reviewed->findings.size()) +
+               (reviewed->findings.size() == 1 ? " file is" : " files are") +
+               " not as its manifest lists them (";
+        for (size_t i = 0; i < reviewed->findings.size(); ++i) {
+          why +=
+              (i ? "; " : "") + reviewed->findings[i].file + ": " + reviewed->findings[i].problem;
+        }
+        why += ")";
+      }
+      if (why.empty()) why = "it is not complete";
       ratchet.errors.push_back({"evidence-incomplete", id,
                                 "its reviewed evidence " + path + " does not verify: " + why});
     }

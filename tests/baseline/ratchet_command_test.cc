@@ -277,6 +277,11 @@ TEST(RatchetRunTest, RefusalsAndRepairs) {
   run = space.Run();
   EXPECT_EQ(run.exit_code, 1) << run.out << run.err;
   EXPECT_TRUE(Contains(run.out, "evidence-incomplete broken")) << run.out;
+  // In plain words: the run finished, but a file is not what its manifest lists.
+  EXPECT_TRUE(Contains(run.out,
+                       "does not verify: it says complete, but 1 file is not as its "
+                       "manifest lists them (records/broken/run-1/calls.json: "))
+      << run.out;
 
   // So is a promoted record whose reference to its evidence was deleted from the baseline.
   Json without = space.Read();
