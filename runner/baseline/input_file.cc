@@ -41,6 +41,13 @@ Status CheckRegularInput(const std::string& path, const std::string& what) {
   return Status::Ok();
 }
 
+Status CheckNotSpecialFile(const std::string& path, const std::string& what) {
+  struct stat info;
+  if (stat(path.c_str(), &info) != 0) return Status::Ok();
+  if (S_ISREG(info.st_mode) || S_ISDIR(info.st_mode)) return Status::Ok();
+  return NotRegular(path, what, info.st_mode);
+}
+
 Result<std::string> ReadInputFile(const std::string& path, const std::string& what, size_t limit) {
   RATCHET_RETURN_IF_ERROR(CheckRegularInput(path, what));
   // Without blocking: a file swapped for a FIFO since the check opens at once and is refused.

@@ -17,6 +17,10 @@ namespace ratchet {
 // the messages of CheckInputFile.
 Status CheckRegularInput(const std::string& path, const std::string& what);
 
+// Bad input only when `path` exists (after symlinks) and is a FIFO, a device or a socket: for
+// a caller that leaves a missing file or a folder to checks of its own.
+Status CheckNotSpecialFile(const std::string& path, const std::string& what);
+
 // The bytes of the regular file `path`, at most `limit` of them: a larger file is bad input
 // that states the limit. The file is opened without blocking and checked again once open.
 Result<std::string> ReadInputFile(const std::string& path, const std::string& what, size_t limit);

@@ -1,6 +1,8 @@
 // `ratchet score`: scores one submission as the rule set's protocol does, every timed call in a
 // fresh sandboxed worker, prints a line per call, the summary and the ranked time, and leaves a
 // complete evidence directory.
+#include <sys/stat.h>
+
 #include <memory>
 #include <string>
 
@@ -96,9 +98,15 @@ int Run(CommandContext& context) {
   record.id = RecordIdOf(SpecFile(record.spec));
   Status crosses = CheckRecordCrosses(record);
   if (!crosses.ok()) return fail(crosses);
-  // A FIFO or a device in place of the method file is bad input, before any evidence.
-  Status regular = CheckRegularInput(SpecFile(record.spec), "the method file");
+  // A method file that is missing, a folder, a FIFO or a device is bad input before any
+  // evidence is begun (in the scorer's words for the first two).
+  const std::string file = SpecFile(record.spec);
+  Status regular = CheckNotSpecialFile(file, "the method file");
   if (!regular.ok()) return fail(regular);
+  struct stat info;
+  if (stat(file.c_str(), &info) != 0 || !S_ISREG(info.st_mode)) {
+    return fail(Status::BadInput("no method file at " + file));
+  }
 
   SessionOptions options = SessionOptionsFromArgs(*args, "score");
   options.needs_python = !IsNativeSpec(record.spec);

@@ -57,8 +57,9 @@ TEST(MainTest, EveryCommandRefusesAnUnknownOption) {
   }
 }
 
-// A method file or baseline that is a device or a FIFO is bad input before any evidence: the
-// tool does not open it (a FIFO would block it, a device never end).
+// A method file or baseline that is a device or a FIFO, or a method file that is missing, is bad
+// input before any evidence: the tool does not open it (a FIFO would block it, a device never
+// end).
 TEST(MainTest, AnInputThatIsNoRegularFileIsRefusedBeforeAnyEvidence) {
   TempDir dir;
   std::filesystem::create_symlink("/dev/zero", dir / "zero.py");
@@ -66,6 +67,14 @@ TEST(MainTest, AnInputThatIsNoRegularFileIsRefusedBeforeAnyEvidence) {
   EXPECT_EQ(run.exit_code, 2) << run.out << run.err;
   EXPECT_TRUE(Contains(run.err, "is a character device, not a regular file")) << run.err;
   EXPECT_FALSE(std::filesystem::exists(dir / "evidence"));
+  // So is one that is missing (a dangling symlink too): nothing to score, no evidence begun.
+  std::filesystem::create_symlink(dir / "absent.py", dir / "dangling.py");
+  for (const char* name : {"absent.py", "dangling.py"}) {
+    run = RunRatchet({"score", dir / name, "--out", dir / "evidence"});
+    EXPECT_EQ(run.exit_code, 2) << run.out << run.err;
+    EXPECT_TRUE(Contains(run.err, "no method file at " + (dir / name))) << run.err;
+    EXPECT_FALSE(std::filesystem::exists(dir / "evidence")) << name;
+  }
   std::filesystem::create_symlink("/dev/zero", dir / "records.json");
   run = RunRatchet({"run", "--baseline", dir / "records.json", "--out", dir / "evidence"});
   EXPECT_EQ(run.exit_code, 2) << run.out << run.err;
