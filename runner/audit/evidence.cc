@@ -25,14 +25,18 @@ std::string Quoted(const std::string& text) { return "'" + text + "'"; }
 // The rule set the audit judges with: the one --rules gives, which must be the one the evidence
 // was scored under, or else the embedded one whose sha256 contract.json locks. Sets
 // `result->rules` to say which.
-Result<RuleSet> RulesForEvidence(const ContractView& contract,
-                                 const std::optional<std::string>& given, AuditResult* result) {
+Result<RuleSet> RulesForEvidence(const ContractView& contract, const EvidenceAuditOptions& options,
+                                 AuditResult* result) {
+  const std::optional<std::string>& given = options.rules_path;
   if (!contract.locked_rules().ok()) {
     // A finding of its own below; the figures are still re-derived, under the rule set given
     // or the default.
-    Result<RuleSet> rules = LoadRuleSet(given);
+    Result<RuleSet> rules = options.rules ? Result<RuleSet>(*options.rules) : LoadRuleSet(given);
     if (rules.ok()) {
-      result->rules = rules->id + (given ? " (given with --rules" : " (the default") +
+      result->rules = rules->id +
+                      (options.rules ? " (the run's"
+                       : given       ? " (given with --rules"
+                                     : " (the default") +
                       "; contract.json locks no rule set)";
     }
     return rules;
@@ -47,6 +51,15 @@ Result<RuleSet> RulesForEvidence(const ContractView& contract,
   const std::string give = *embedded != nullptr
                                ? "give --rules " + (*embedded)->id + ", or leave --rules out"
                                : std::string("give that rule set with --rules FILE");
+  if (options.rules) {
+    if (sha256 != Json(options.rules->sha256)) {
+      return Status::BadInput(scored_under + "; the run names the rule set " + options.rules->id +
+                              " (sha256 " + options.rules->sha256 + ") in report.json");
+    }
+    result->rules = options.rules->id + " (the run's; the rule set contract.json locks, sha256 " +
+                    options.rules->sha256 + ")";
+    return *options.rules;
+  }
   if (!given) {
     if (*embedded == nullptr) {
       return Status::Usage(scored_under +
@@ -77,6 +90,7 @@ struct EntryClaim {
   std::string text;     // "<id> (<file>:<function>) at 5.40% error: qualified, ranked ..."
   std::string outcome;  // "qualified, ranked ..." alone
   int runs = 0;
+  std::optional<AuditedScoring> derived;  // when every run could be re-judged
 };
 
 // Audits one report entry (a record, or its "rerun"): its fields, every run it lists (numbered
@@ -180,6 +194,12 @@ Result<std::optional<EntryClaim>> AuditEntry(EvidenceContext& context, const std
   }
   EntryClaim claim;
   claim.runs = static_cast<int>(entry->runs.size());
+  if (all_known) {
+    claim.derived =
+        AuditedScoring{entry->sha256, entry->band_bp, all_qualified,
+                       std::vector<std::string>(rules_broken.begin(), rules_broken.end()),
+                       all_qualified ? std::optional<double>(Median(ranked)) : std::nullopt};
+  }
   claim.outcome = entry->status();
   if (entry->qualified && entry->ranked_ms) {
     claim.outcome +=
@@ -203,7 +223,7 @@ Status AuditEvidence(const std::string& dir, const EvidenceAuditOptions& options
   Result<EvidenceSummary> summary = ReadEvidence(dir);
   if (!summary.ok()) return summary.status();
   const ContractView contract(summary->contract);
-  Result<RuleSet> rules = RulesForEvidence(contract, options.rules_path, result);
+  Result<RuleSet> rules = RulesForEvidence(contract, options, result);
   if (!rules.ok()) return rules.status();
   Result<std::vector<FolderItem>> items = ScanFolder(dir);
   if (!items.ok()) return items.status();
@@ -386,6 +406,8 @@ Status AuditEvidence(const std::string& dir, const EvidenceAuditOptions& options
     }
     ++record_count;
     std::string claim = (*main_claim)->text;
+    std::optional<AuditedRecord> derived;
+    if ((*main_claim)->derived) derived = AuditedRecord{*(*main_claim)->derived, std::nullopt};
     // A record scored once more (a time outside its tolerance): its runs follow the first ones.
     if (record.contains("rerun")) {
       const std::string rerun_path = JoinPath(path, "rerun");
@@ -394,7 +416,13 @@ Status AuditEvidence(const std::string& dir, const EvidenceAuditOptions& options
                      &listed_folders, result);
       if (!rerun.ok()) return rerun.status();
       if (*rerun) claim += "; scored again: " + (*rerun)->outcome;
+      if (*rerun && (*rerun)->derived && derived) {
+        derived->rerun = (*rerun)->derived;
+      } else {
+        derived.reset();
+      }
     }
+    if (derived) result->records[id] = *derived;
     const std::string record_prefix = std::string(kRecordsFolder) + "/" + id + "/";
     std::set<std::string> reported_extra;
     for (const auto& [item_path, item] : context.items) {

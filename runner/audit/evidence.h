@@ -10,6 +10,7 @@
 
 #include "audit/result.h"
 #include "core/status.h"
+#include "rules/rule_set.h"
 
 namespace ratchet {
 
@@ -17,6 +18,9 @@ struct EvidenceAuditOptions {
   // --rules (an embedded id or a rule-set file); nullopt: the embedded rule set whose sha256
   // contract.json locks.
   std::optional<std::string> rules_path;
+  // A rule set already read (`ratchet promote` gives the one its run names); it must be the one
+  // the contract locks, as --rules must. Takes the place of rules_path.
+  std::optional<RuleSet> rules;
   std::optional<std::string> data_dir;  // searched first for datasets
 };
 

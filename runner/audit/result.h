@@ -4,6 +4,9 @@
 #ifndef RATCHET_AUDIT_RESULT_H_
 #define RATCHET_AUDIT_RESULT_H_
 
+#include <cstdint>
+#include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -21,6 +24,22 @@ struct AuditFinding {
   std::string message;
 };
 
+// What the audit re-derived for one scoring of a record (a report entry, or its "rerun") from the
+// runs under it: the submission's sha256 that every run's copy has, the outcome the runs' judges
+// give (re-judged from their calls), and the median of their ranked times.
+struct AuditedScoring {
+  std::string sha256;
+  int64_t band_bp = 0;
+  bool qualified = false;
+  std::vector<std::string> broken;  // sorted, each once; empty when qualified
+  std::optional<double> ranked_ms;  // when qualified
+};
+
+struct AuditedRecord {
+  AuditedScoring first;
+  std::optional<AuditedScoring> rerun;  // scored again in the same run
+};
+
 enum class AuditVerdict {
   kStands,          // every check that could be made agrees
   kDoesNotStand,    // at least one finding breaks the claim
@@ -36,6 +55,9 @@ struct AuditResult : public FieldFindings {
   std::vector<std::string> checked;     // what was re-derived and agreed, for the reader
   std::vector<std::string> unofficial;  // why a claim that stands is not an official one
   std::string nothing_to_audit;         // why, when the input holds no claim
+  // An evidence directory's records as re-derived from their runs, by id: those whose every run
+  // could be re-judged (with the rest, the claim does not stand).
+  std::map<std::string, AuditedRecord> records;
 
   void Breaks(std::string where, std::string message) override;
   void Note(std::string where, std::string message) override;

@@ -12,6 +12,7 @@
 #include "core/canonical_json.h"
 #include "core/file.h"
 #include "evidence/layout.h"
+#include "evidence/reader.h"
 #include "rules/judge.h"
 
 namespace ratchet {
@@ -51,6 +52,44 @@ bool DiffersByTimingRulesAlone(const Expected& a, const Expected& b) {
     if (!in_a.count(rule) && !kTimingRules.count(rule)) return false;
   }
   return true;
+}
+
+ScoreAgain WhetherToScoreAgain(const Baseline& baseline, const std::string& id,
+                               const std::string& lane, bool gpu, const Scoring& first) {
+  auto found = baseline.records.find(id);
+  if (found == baseline.records.end() || !found->second.expected) return ScoreAgain::kNo;
+  const BaselineRecord& record = found->second;
+  if (DiffersByTimingRulesAlone(first.outcome, *record.expected)) {
+    return ScoreAgain::kTimingRulesAlone;
+  }
+  auto timing = record.timing.find(lane);
+  if (gpu && first.ranked_ms && baseline.lanes.count(lane) && timing != record.timing.end() &&
+      first.outcome == *record.expected &&
+      CompareTiming(timing->second, *first.ranked_ms) != TimingVerdict::kWithin) {
+    return ScoreAgain::kOutsideTolerance;
+  }
+  return ScoreAgain::kNo;
+}
+
+ScoredRecord CombineScorings(ScoreAgain why, const Scoring& first,
+                             const std::optional<Scoring>& again) {
+  ScoredRecord scored;
+  scored.scored = true;
+  scored.sha256 = first.sha256;
+  scored.outcome = first.outcome;
+  scored.ranked_ms = first.ranked_ms;
+  if (why == ScoreAgain::kNo || !again) return scored;
+  if (why == ScoreAgain::kTimingRulesAlone) {
+    scored.first_outcome = first.outcome;
+    scored.outcome = again->outcome;
+    scored.ranked_ms = again->ranked_ms;
+  } else if (again->outcome == first.outcome) {
+    scored.rerun_ranked_ms = again->ranked_ms;
+  } else {
+    scored.outcome = again->outcome;  // the outcome moved: that is what is reported
+    scored.ranked_ms = again->ranked_ms;
+  }
+  return scored;
 }
 
 TimingVerdict CompareTiming(const LaneTiming& reviewed, double ranked_ms) {
@@ -244,6 +283,64 @@ RatchetResult RatchetErrors(const Baseline& baseline, const RatchetInputs& input
              "; reviewed " + Ms(timing->second.ranked_ms) + " on lane " + lane + boards(id)});
   }
   return result;
+}
+
+void CheckReviewedEvidence(const Baseline& baseline, const std::string& folder,
+                           const std::vector<std::string>& selected, RatchetResult* result) {
+  for (const std::string& id : selected) {
+    auto found = baseline.records.find(id);
+    if (found == baseline.records.end()) continue;
+    const BaselineRecord& record = found->second;
+    if (!record.evidence) {
+      // `ratchet promote` writes who reviewed a record and the evidence together: one without
+      // the other is a baseline edited since.
+      if (!record.reviewed_by.empty()) {
+        result->errors.push_back(
+            {"evidence-incomplete", id,
+             "it was promoted (reviewed_by " + record.reviewed_by +
+                 ") but names no evidence it was reviewed from: promote it again from a run's "
+                 "evidence"});
+      } else if (record.expected) {
+        result->notes.push_back(id +
+                                ": its expected outcome was written by hand, with no evidence "
+                                "behind it: promote it from a run's evidence to review it");
+      }
+      continue;
+    }
+    const std::string path = InBaselineFolder(folder, record.evidence->path);
+    Result<EvidenceSummary> reviewed = ReadEvidence(path);
+    if (!reviewed.ok()) {
+      result->errors.push_back(
+          {"evidence-incomplete", id,
+           "its reviewed evidence " + path + " cannot be read: " + reviewed.status().message()});
+    } else if (reviewed->manifest_sha256 != record.evidence->manifest_sha256) {
+      result->errors.push_back({"evidence-incomplete", id,
+                                "its reviewed evidence " + path + " has manifest sha256 " +
+                                    reviewed->manifest_sha256 + "; the baseline names " +
+                                    record.evidence->manifest_sha256});
+    } else if (!reviewed->complete || !reviewed->findings.empty()) {
+      // Said plainly: a run that did not finish, or files that are not what its manifest lists.
+      std::string why;
+      if (reviewed->status != kStatusComplete) {
+        why = "the run it holds ended " + reviewed->status + ", not complete";
+      }
+      if (!reviewed->findings.empty()) {
+        why += std::string(why.empty() ? "" : "; and ") +
+               (reviewed->status == kStatusComplete ? "it says complete, but " : "") +
+               std::to_string(reviewed->findings.size()) +
+               (reviewed->findings.size() == 1 ? " file is" : " files are") +
+               " not as its manifest lists them (";
+        for (size_t i = 0; i < reviewed->findings.size(); ++i) {
+          why +=
+              (i ? "; " : "") + reviewed->findings[i].file + ": " + reviewed->findings[i].problem;
+        }
+        why += ")";
+      }
+      if (why.empty()) why = "it is not complete";
+      result->errors.push_back({"evidence-incomplete", id,
+                                "its reviewed evidence " + path + " does not verify: " + why});
+    }
+  }
 }
 
 }  // namespace ratchet

@@ -34,10 +34,35 @@ struct ScoredRecord {
   std::optional<Expected> first_outcome;
 };
 
+// One scoring of a record: what its runs came to.
+struct Scoring {
+  std::string sha256;  // of the submission file as scored
+  Expected outcome;
+  std::optional<double> ranked_ms;  // median of its runs, when qualified
+};
+
+// Why `ratchet run --baseline` scores a record once more before its outcome counts.
+enum class ScoreAgain {
+  kNo,
+  kTimingRulesAlone,  // its outcome differs from the reviewed one by timing rules alone (any lane)
+  kOutsideTolerance,  // on a reviewed GPU lane, its time lies outside the reviewed tolerance
+};
+
+// Whether record `id` of `baseline`, first scored as `first` on `lane` (a GPU lane when `gpu`),
+// is scored once more. `ratchet run` decides by it; `ratchet promote` checks the run did.
+ScoreAgain WhetherToScoreAgain(const Baseline& baseline, const std::string& id,
+                               const std::string& lane, bool gpu, const Scoring& first);
+
 // True when `a` and `b` differ and every rule broken in one but not the other is a timing rule
 // (timing-call, timing-group, dispersion-slow, dispersion-fast): the rules a busy machine can
 // break by chance, so that `ratchet run --baseline` scores such a record once more.
 bool DiffersByTimingRulesAlone(const Expected& a, const Expected& b);
+
+// The record as the ratchet compares it, from its first scoring and (when `why` is not kNo) the
+// one made again: across timing rules alone, the second outcome and time; across a time outside
+// the tolerance, the first outcome with both times, or the second outcome and time if it moved.
+ScoredRecord CombineScorings(ScoreAgain why, const Scoring& first,
+                             const std::optional<Scoring>& again);
 
 // True when `reason` says nobody reviewed the outcome: empty, blank or "UNREVIEWED" (the rule
 // `nonpass-unreviewed`, docs/baseline.md).
@@ -80,6 +105,13 @@ std::string ReviewedBoard(const Baseline& baseline, const std::string& folder,
                           const std::string& lane, const std::string& record);
 
 RatchetResult RatchetErrors(const Baseline& baseline, const RatchetInputs& inputs);
+
+// The errors of the reviewed evidence the `selected` records name (`folder` is the baseline's):
+// evidence-incomplete for evidence that is missing, unreadable, not the manifest the baseline
+// names, or not complete and verified, and for a record promoted without evidence; a note for an
+// expected outcome written by hand.
+void CheckReviewedEvidence(const Baseline& baseline, const std::string& folder,
+                           const std::vector<std::string>& selected, RatchetResult* result);
 
 }  // namespace ratchet
 

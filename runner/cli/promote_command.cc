@@ -2,15 +2,19 @@
 // manifest verifies and that was compared with this very baseline, with a reviewer and a reason.
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <map>
 #include <set>
 #include <sstream>
 #include <string>
 #include <vector>
 
+#include "audit/evidence.h"
+#include "audit/result.h"
 #include "baseline/baseline.h"
 #include "baseline/baseline_lock.h"
 #include "baseline/ratchet.h"
+#include "baseline/ratchet_report.h"
 #include "cli/commands.h"
 #include "contract/contract_view.h"
 #include "core/args.h"
@@ -18,9 +22,11 @@
 #include "core/file.h"
 #include "core/fresh_directory.h"
 #include "core/sha256.h"
+#include "evidence/fields.h"
+#include "evidence/layout.h"
 #include "evidence/manifest.h"
 #include "evidence/reader.h"
-#include "evidence/report_file.h"
+#include "rules/rule_set.h"
 
 #if RATCHET_HAVE_LIBGIT2
 #include <git2.h>
@@ -34,13 +40,15 @@ const char kPromoteUsage[] =
     "\n"
     "Writes the outcomes (and, on a GPU lane, the times, each with the board it was scored on)\n"
     "that the evidence DIR holds into the baseline FILE as reviewed. DIR must be complete, its\n"
-    "manifest must verify, and it must come from `ratchet run --baseline FILE` against the\n"
-    "baseline as it is now. A record the run scored twice is promoted with its second scoring,\n"
-    "the one the run compared. A record whose bytes changed loses its times on other lanes.\n"
-    "A run whose contract differs from the baseline's adopts its contract only when every\n"
-    "record is promoted in the same step. Evidence outside the baseline's folder is copied to\n"
-    "<its folder>/evidence/. The baseline is replaced atomically, by one promote at a time (a\n"
-    "second one waits, then reads what the first wrote).\n"
+    "manifest must verify, `ratchet audit` must let it stand, and it must come from `ratchet run\n"
+    "--baseline FILE` against the baseline as it is now: what it promotes is what the audit\n"
+    "re-derives from the runs, and the run's differences from the baseline are made again and\n"
+    "must be those its report lists. A record the run scored twice is promoted with its second\n"
+    "scoring, the one the run compared. A record whose bytes changed loses its times on other\n"
+    "lanes. A run whose contract differs from the baseline's adopts its contract only when\n"
+    "every record is promoted in the same step. Evidence outside the baseline's folder is\n"
+    "copied to <its folder>/evidence/. The baseline is replaced atomically, by one promote at a\n"
+    "time (a second one waits, then reads what the first wrote).\n"
     "\n"
     "  --baseline FILE  the baseline (records.json)\n"
     "  --evidence DIR   the evidence directory of a `ratchet run --baseline FILE`\n"
@@ -56,7 +64,7 @@ const char kPromoteUsage[] =
 
 namespace {
 
-// The findings of report.json's typed reader, for promote's refusal.
+// The findings of the ratchet part's typed reader, for promote's refusal.
 class RefusalLines : public FieldFindings {
  public:
   void Breaks(std::string where, std::string message) override {
@@ -68,6 +76,100 @@ class RefusalLines : public FieldFindings {
  private:
   std::string lines_;
 };
+
+// The audit's breaking findings, the first few, for a refusal.
+std::string BreakingFindings(const AuditResult& audit) {
+  std::string text;
+  size_t shown = 0;
+  for (const AuditFinding& finding : audit.findings) {
+    if (finding.kind != AuditFinding::Kind::kBreaks) continue;
+    if (shown++ == 3) {
+      text += "; and " + std::to_string(audit.breaking() - 3) + " more";
+      break;
+    }
+    text += (text.empty() ? "" : "; ") + finding.where + ": " + finding.message;
+  }
+  return text;
+}
+
+std::string ErrorList(std::vector<std::pair<std::string, std::string>> errors) {
+  std::sort(errors.begin(), errors.end());
+  std::string text;
+  for (const auto& [code, record] : errors) {
+    text += (text.empty() ? "" : ", ") + code + (record.empty() ? "" : " " + record);
+  }
+  return "[" + text + "]";
+}
+
+// The run's comparison with the baseline made again from what the audit re-derived (each
+// record's scorings) and the baseline as it is now, into `ratchet`; "" when the report's ratchet
+// part says the same (the same errors, by code and record; the same contract change and lane
+// review), else what differs. A record must have been scored again exactly when the ratchet
+// says so.
+std::string RederiveRatchet(const Baseline& baseline, const std::string& folder,
+                            const Json& contract, const RatchetReport& part,
+                            const AuditResult& audit, RatchetResult* ratchet) {
+  RatchetInputs inputs;
+  inputs.contract = contract;
+  inputs.rule_set = part.rule_set;
+  inputs.require_lane = part.require_lane;
+  const ContractView view(contract);
+  const std::string lane = view.lane_id().value_or("");
+  const bool gpu = GpuLane(view);
+  auto scoring = [](const AuditedScoring& audited) {
+    return Scoring{audited.sha256,
+                   {audited.qualified ? "qualified" : "disqualified", audited.broken},
+                   audited.ranked_ms};
+  };
+  std::string problems;
+  auto problem = [&](const std::string& text) {
+    problems += (problems.empty() ? "" : "; ") + text;
+  };
+  for (const auto& [id, record] : audit.records) {
+    if (!baseline.records.count(id)) {
+      problem("it scored \"" + id + "\", which is no record of the baseline");
+      continue;
+    }
+    const Scoring first = scoring(record.first);
+    std::optional<Scoring> again;
+    if (record.rerun) again = scoring(*record.rerun);
+    if (again && again->sha256 != first.sha256) {
+      problem("records." + id + ": its second scoring is of sha256 " + again->sha256 +
+              ", its first of " + first.sha256 + ": one run scores one file");
+      continue;
+    }
+    const ScoreAgain why = WhetherToScoreAgain(baseline, id, lane, gpu, first);
+    if ((why == ScoreAgain::kNo) != !again) {
+      problem("records." + id +
+              (again ? ": it was scored again, which its first scoring does not call for"
+                     : ": its first scoring calls for a second, which the run does not hold"));
+      continue;
+    }
+    inputs.selected.push_back(id);
+    inputs.scored[id] = CombineScorings(why, first, again);
+  }
+  if (!problems.empty()) return problems;
+  *ratchet = RatchetErrors(baseline, inputs);
+  CheckReviewedEvidence(baseline, folder, inputs.selected, ratchet);
+  std::vector<std::pair<std::string, std::string>> derived, reported;
+  for (const RatchetError& error : ratchet->errors) derived.push_back({error.code, error.record});
+  for (const RatchetError& error : part.errors) reported.push_back({error.code, error.record});
+  if (ErrorList(derived) != ErrorList(reported)) {
+    problem(std::string(kReportFile) + "'s ratchet.errors are " + ErrorList(reported) +
+            ", but its records give " + ErrorList(derived));
+  }
+  if (ratchet->contract_changed != part.contract_changed) {
+    problem(std::string(kReportFile) + "'s ratchet.contract_changed is " +
+            (part.contract_changed ? "true" : "false") + ", but its contract " +
+            (ratchet->contract_changed ? "differs from" : "is") + " the baseline's");
+  }
+  if (ratchet->lane_reviewed != part.lane_reviewed) {
+    problem(std::string(kReportFile) + "'s ratchet.lane_reviewed is " +
+            (part.lane_reviewed ? "true" : "false") + ", but lane " + lane + " is " +
+            (ratchet->lane_reviewed ? "" : "not ") + "reviewed in the baseline");
+  }
+  return problems;
+}
 
 struct Review {
   std::string reviewer;
@@ -229,43 +331,66 @@ int Run(CommandContext& context) {
     }
     return refuse(evidence_path + " is not complete, verified evidence (" + why + ")");
   }
-  const Json& report = evidence->report;
-  const Json ratchet = report.value("ratchet", Json());
-  if (!ratchet.is_object()) {
+  // The ratchet part of the report: what the run made of itself against the baseline.
+  if (!evidence->report.is_object() || !evidence->report.contains(kRatchetReportKey)) {
     return refuse(evidence_path +
                   " was not compared with a baseline: produce it with `ratchet run --baseline " +
                   baseline_path + "`");
   }
-  const Json compared_with = ratchet.value("baseline_sha256", Json());
-  if (!compared_with.is_string() || compared_with.get<std::string>() != baseline_sha256) {
+  RefusalLines part_findings;
+  FieldReader part_reader(evidence_path + "/" + kReportFile, &part_findings);
+  std::optional<RatchetReport> part = ReadRatchetReport(evidence->report, part_reader);
+  if (!part) {
+    return fail(Status::BadInput(part_findings.text() +
+                                 ": not the ratchet part `ratchet run --baseline` writes"));
+  }
+  if (part->baseline_sha256 != baseline_sha256) {
     return refuse(baseline_path + " has changed since " + evidence_path +
                   " was compared with it (a promote from the same run changes it too: promote "
                   "a run's records in one step, --record A --record B): run `ratchet run "
                   "--baseline " +
                   baseline_path + "` again");
   }
-  const Json records = report.value("records", Json::object());
-  const Json errors = ratchet.value("errors", Json::array());
-  if (!records.is_object() || !errors.is_array()) {
-    return fail(Status::BadInput(evidence_path + "/report.json: \"records\" must be an object and "
-                                                 "\"ratchet.errors\" an array"));
+  Result<RuleSet> rules =
+      ParseRuleSet(part->rule_set.dump(), evidence_path + "/" + kReportFile + ": ratchet.rule_set");
+  if (!rules.ok()) return fail(rules.status());
+
+  // Promote acts only on what the evidence itself re-derives: the audit's checks, the same as
+  // `ratchet audit`, must let it stand, and the outcomes promoted are the audit's.
+  AuditResult audit;
+  EvidenceAuditOptions audit_options;
+  audit_options.rules = *rules;
+  Status audited = AuditEvidence(evidence_path, audit_options, &audit);
+  if (!audited.ok()) {
+    return refuse(evidence_path + " cannot be audited: " + audited.message());
+  }
+  if (audit.verdict() != AuditVerdict::kStands) {
+    return refuse(evidence_path + " does not stand under `ratchet audit` (" +
+                  BreakingFindings(audit) + "): see `ratchet audit " + evidence_path + "`");
+  }
+  const std::string folder = DirName(baseline_path);
+  RatchetResult ratchet;
+  std::string disagreement =
+      RederiveRatchet(*baseline, folder, evidence->contract, *part, audit, &ratchet);
+  if (disagreement.empty() && evidence->exit_code != (ratchet.errors.empty() ? 0 : 1)) {
+    disagreement = std::string(kStatusFile) + " says exit " + std::to_string(evidence->exit_code) +
+                   ", but the run's differences from the baseline give exit " +
+                   (ratchet.errors.empty() ? "0" : "1");
+  }
+  if (!disagreement.empty()) {
+    return refuse(evidence_path + " does not follow from its runs and " + baseline_path +
+                  " as it is now: " + disagreement + ": run `ratchet run --baseline " +
+                  baseline_path + "` again");
   }
 
-  const Json contract_changed = ratchet.value("contract_changed", Json(false));
-  if (!contract_changed.is_boolean()) {
-    return fail(Status::BadInput(
-        evidence_path + "/report.json: \"ratchet.contract_changed\" must be true or false"));
-  }
-  const bool new_contract = contract_changed.get<bool>();
+  const bool new_contract = ratchet.contract_changed;
   std::set<std::string> ids;
   if (args->Has("all-changed")) {
-    for (const Json& error : errors) {
-      const Json record = error.is_object() ? error.value("record", Json()) : Json();
-      if (record.is_string() && !record.get<std::string>().empty())
-        ids.insert(record.get<std::string>());
+    for (const RatchetError& error : ratchet.errors) {
+      if (!error.record.empty()) ids.insert(error.record);
     }
     if (new_contract) {
-      for (auto it = records.begin(); it != records.end(); ++it) ids.insert(it.key());
+      for (const auto& [id, record] : audit.records) ids.insert(id);
     }
   } else {
     for (const std::string& id : args->GetAll("record")) ids.insert(id);
@@ -274,7 +399,7 @@ int Run(CommandContext& context) {
     if (!baseline->records.count(id)) {
       return fail(Status::Usage("no record \"" + id + "\" in " + baseline_path));
     }
-    if (!records.contains(id)) {
+    if (!audit.records.count(id)) {
       return refuse("record \"" + id + "\" was not scored in " + evidence_path);
     }
   }
@@ -300,7 +425,6 @@ int Run(CommandContext& context) {
     return kExitSuccess;
   }
 
-  const std::string folder = DirName(baseline_path);
   Result<Review> git = GitReview(folder.empty() ? "." : folder);
   if (!git.ok()) return fail(git.status());
   const std::string reviewer = args->Get("reviewer").value_or(git->reviewer);
@@ -323,27 +447,16 @@ int Run(CommandContext& context) {
   std::ostringstream promoted;
   for (const std::string& id : ids) {
     BaselineRecord& record = baseline->records[id];
-    const std::string where = evidence_path + "/report.json";
-    RefusalLines findings;
-    FieldReader reader(where, &findings);
-    std::optional<ReportRecord> report_record =
-        ReadReportRecord(records[id], JoinPath("records", id), reader);
-    if (!report_record) {
-      return fail(Status::BadInput(findings.text() + ": not a record as `ratchet run` writes it"));
-    }
-    // A record scored once more (its outcome differed from the reviewed one by timing rules
-    // alone, or its time fell outside the tolerance) was held to that second scoring, under
-    // `rerun`: that is the outcome and the time promoted.
-    const ReportEntry& scored = report_record->scored();
-    if (scored.sha256 != report_record->first.sha256) {
-      return fail(Status::BadInput(where + ": records." + id + ".rerun.sha256: " + scored.sha256 +
-                                   ", not the first scoring's " + report_record->first.sha256 +
-                                   ": one run scores one file"));
-    }
+    // A record scored once more was held to that second scoring (its outcome differed from the
+    // reviewed one by timing rules alone, or its time fell outside the tolerance): that is the
+    // outcome and the time promoted.
+    const AuditedRecord& audited_record = audit.records.at(id);
+    const AuditedScoring& scored =
+        audited_record.rerun ? *audited_record.rerun : audited_record.first;
     const std::string sha256 = scored.sha256;
     const std::optional<double> ranked = scored.ranked_ms;
     Expected outcome;
-    outcome.status = scored.status();
+    outcome.status = scored.qualified ? "qualified" : "disqualified";
     outcome.broken = scored.broken;
     record.expected = outcome;
     if (!record.sha256.empty() && record.sha256 != sha256) {
@@ -380,7 +493,7 @@ int Run(CommandContext& context) {
                << (i + 1 == outcome.broken.size() ? ")" : "");
     }
     if (gpu && ranked) promoted << ", " << *ranked << " ms on lane " << lane;
-    if (report_record->rerun) promoted << " (its second scoring in the run)";
+    if (audited_record.rerun) promoted << " (its second scoring in the run)";
     promoted << "\n";
   }
   if (new_lane) {
@@ -390,7 +503,7 @@ int Run(CommandContext& context) {
   }
   if (new_contract) {
     baseline->locked = contract.locked().found().value_or(Json::object());
-    baseline->rule_set = ratchet.value("rule_set", Json());
+    baseline->rule_set = part->rule_set;  // the rule set the contract locks: the audit checked
     promoted << "adopted the run's contract\n";
   }
   Result<std::string> text = BaselineText(*baseline);

@@ -12,6 +12,7 @@
 #include "baseline/baseline.h"
 #include "baseline/input_file.h"
 #include "baseline/ratchet.h"
+#include "baseline/ratchet_report.h"
 #include "cli/commands.h"
 #include "cli/score_args.h"
 #include "cli/scorer_client.h"
@@ -212,58 +213,37 @@ int Run(CommandContext& context) {
     if (!result.ok()) return session.Fail(result.status());
     if (result->harness_error) return session.Fail(*result->harness_error);
     if (result->interrupted || session.interrupted()) return session.Interrupt();
-    ScoredRecord scored;
-    scored.scored = true;
-    scored.sha256 = result->source_sha256;
-    scored.outcome = {result->qualified ? "qualified" : "disqualified", result->broken()};
-    scored.ranked_ms = result->ranked_ms();
     ReportRecord entry{result->ReportOf(specs[id].band_bp), std::nullopt};
-
-    // An outcome that differs from the reviewed one by timing rules alone (on any lane) is
-    // scored once more before it counts: the outcome of the runs made again is the one compared.
-    if (record.expected && DiffersByTimingRulesAlone(scored.outcome, *record.expected)) {
-      progress.out << "record " << id << ": scored " << OutcomeText(scored.outcome) << ", reviewed "
-                   << OutcomeText(*record.expected)
-                   << ": timing rules alone differ: scoring it again\n";
-      Result<RecordResult> again = session.Score(specs[id], runs, runs + 1);
-      if (!again.ok()) return session.Fail(again.status());
-      if (again->harness_error) return session.Fail(*again->harness_error);
-      if (again->interrupted || session.interrupted()) return session.Interrupt();
-      scored.first_outcome = scored.outcome;
-      scored.outcome = {again->qualified ? "qualified" : "disqualified", again->broken()};
-      scored.ranked_ms = again->ranked_ms();
-      entry.rerun = again->ReportOf(specs[id].band_bp);
-      inputs.scored[id] = scored;
-      report_records[id] = entry;
-      continue;
-    }
-
-    // A time outside its tolerance on a reviewed GPU lane is scored once more before it counts.
     Status contract_written = session.WriteContract();
     if (session.contract().is_null()) return session.Fail(contract_written);
     const std::string lane = ContractView(session.contract()).lane_id().value_or("");
-    auto timing = record.timing.find(lane);
-    if (gpu && scored.ranked_ms && baseline->lanes.count(lane) && timing != record.timing.end() &&
-        record.expected && scored.outcome == *record.expected &&
-        CompareTiming(timing->second, *scored.ranked_ms) != TimingVerdict::kWithin) {
-      progress.out << "record " << id << ": " << MsText(scored.ranked_ms)
-                   << " ms is outside the tolerance of the reviewed "
-                   << MsText(timing->second.ranked_ms) << " ms: scoring it again\n";
+    const Scoring first{result->source_sha256,
+                        {result->qualified ? "qualified" : "disqualified", result->broken()},
+                        result->ranked_ms()};
+    // An outcome that differs from the reviewed one by timing rules alone (on any lane), or a
+    // time outside its tolerance on a reviewed GPU lane, is scored once more before it counts.
+    const ScoreAgain why = WhetherToScoreAgain(*baseline, id, lane, gpu, first);
+    std::optional<Scoring> second;
+    if (why != ScoreAgain::kNo) {
+      if (why == ScoreAgain::kTimingRulesAlone) {
+        progress.out << "record " << id << ": scored " << OutcomeText(first.outcome)
+                     << ", reviewed " << OutcomeText(*record.expected)
+                     << ": timing rules alone differ: scoring it again\n";
+      } else {
+        progress.out << "record " << id << ": " << MsText(first.ranked_ms)
+                     << " ms is outside the tolerance of the reviewed "
+                     << MsText(record.timing.at(lane).ranked_ms) << " ms: scoring it again\n";
+      }
       Result<RecordResult> again = session.Score(specs[id], runs, runs + 1);
       if (!again.ok()) return session.Fail(again.status());
       if (again->harness_error) return session.Fail(*again->harness_error);
       if (again->interrupted || session.interrupted()) return session.Interrupt();
-      const Expected again_outcome = {again->qualified ? "qualified" : "disqualified",
-                                      again->broken()};
-      if (again_outcome == scored.outcome) {
-        scored.rerun_ranked_ms = again->ranked_ms();
-      } else {
-        scored.outcome = again_outcome;  // the outcome moved: that is what is reported
-        scored.ranked_ms = again->ranked_ms();
-      }
+      second = Scoring{again->source_sha256,
+                       {again->qualified ? "qualified" : "disqualified", again->broken()},
+                       again->ranked_ms()};
       entry.rerun = again->ReportOf(specs[id].band_bp);
     }
-    inputs.scored[id] = scored;
+    inputs.scored[id] = CombineScorings(why, first, second);
     report_records[id] = entry;
   }
   if (session.interrupted()) return session.Interrupt();
@@ -278,72 +258,23 @@ int Run(CommandContext& context) {
   RatchetResult ratchet = RatchetErrors(*baseline, inputs);
   for (const std::string& note : notes) ratchet.notes.push_back(note);
   // The reviewed evidence a record names must be there, whole.
-  for (const std::string& id : inputs.selected) {
-    const BaselineRecord& record = baseline->records.at(id);
-    if (!record.evidence) {
-      // `ratchet promote` writes who reviewed a record and the evidence together: one without
-      // the other is a baseline edited since.
-      if (!record.reviewed_by.empty()) {
-        ratchet.errors.push_back(
-            {"evidence-incomplete", id,
-             "it was promoted (reviewed_by " + record.reviewed_by +
-                 ") but names no evidence it was reviewed from: promote it again from a run's "
-                 "evidence"});
-      } else if (record.expected) {
-        ratchet.notes.push_back(id +
-                                ": its expected outcome was written by hand, with no evidence "
-                                "behind it: promote it from a run's evidence to review it");
-      }
-      continue;
-    }
-    const std::string path = InBaselineFolder(folder, record.evidence->path);
-    Result<EvidenceSummary> reviewed = ReadEvidence(path);
-    if (!reviewed.ok()) {
-      ratchet.errors.push_back(
-          {"evidence-incomplete", id,
-           "its reviewed evidence " + path + " cannot be read: " + reviewed.status().message()});
-    } else if (reviewed->manifest_sha256 != record.evidence->manifest_sha256) {
-      ratchet.errors.push_back({"evidence-incomplete", id,
-                                "its reviewed evidence " + path + " has manifest sha256 " +
-                                    reviewed->manifest_sha256 + "; the baseline names " +
-                                    record.evidence->manifest_sha256});
-    } else if (!reviewed->complete || !reviewed->findings.empty()) {
-      // Said plainly: a run that did not finish, or files that are not what its manifest lists.
-      std::string why;
-      if (reviewed->status != kStatusComplete) {
-        why = "the run it holds ended " + reviewed->status + ", not complete";
-      }
-      if (!reviewed->findings.empty()) {
-        why += std::string(why.empty() ? "" : "; and ") +
-               (reviewed->status == kStatusComplete ? "it says complete, but " : "") +
-               std::to_string(reviewed->findings.size()) +
-               (reviewed->findings.size() == 1 ? " file is" : " files are") +
-               " not as its manifest lists them (";
-        for (size_t i = 0; i < reviewed->findings.size(); ++i) {
-          why +=
-              (i ? "; " : "") + reviewed->findings[i].file + ": " + reviewed->findings[i].problem;
-        }
-        why += ")";
-      }
-      if (why.empty()) why = "it is not complete";
-      ratchet.errors.push_back({"evidence-incomplete", id,
-                                "its reviewed evidence " + path + " does not verify: " + why});
-    }
-  }
+  CheckReviewedEvidence(*baseline, folder, inputs.selected, &ratchet);
 
   Json errors = Json::array();
   for (const RatchetError& error : ratchet.errors) {
     errors.push_back({{"code", error.code}, {"record", error.record}, {"message", error.message}});
   }
   const int exit_code = ratchet.errors.empty() ? kExitSuccess : kExitFinding;
-  Json extra = {{"ratchet",
-                 {{"baseline", baseline_path},
-                  {"baseline_sha256", baseline_sha256},
-                  {"errors", errors},
-                  {"notes", ratchet.notes},
-                  {"lane_reviewed", ratchet.lane_reviewed},
-                  {"contract_changed", ratchet.contract_changed},
-                  {"rule_set", session.rule_set()}}}};
+  RatchetReport part;
+  part.baseline = baseline_path;
+  part.baseline_sha256 = baseline_sha256;
+  part.errors = ratchet.errors;
+  part.notes = ratchet.notes;
+  part.lane_reviewed = ratchet.lane_reviewed;
+  part.contract_changed = ratchet.contract_changed;
+  part.require_lane = inputs.require_lane;
+  part.rule_set = session.rule_set();
+  const Json extra = {{kRatchetReportKey, RatchetReportJson(part)}};
   Status completed = session.Complete(
       extra, exit_code,
       ratchet.errors.empty()

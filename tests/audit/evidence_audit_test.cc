@@ -62,6 +62,50 @@ TEST_F(EvidenceAuditTest, ACompleteConsistentDirectoryStandsAsAnUnofficialCpuCla
   EXPECT_EQ(result.checked, expected);
 }
 
+// What the audit re-derives for each record comes from its runs, never from the report: a
+// report resealed to say otherwise does not stand, and the re-derived outcome is still the runs'.
+// A GPU run whose hellos name its board stands, with its records re-derived as well.
+TEST(EvidenceAuditRecordsTest, EachRecordsScoringsAreRederivedFromItsRuns) {
+  TempDir dir;
+  FixtureOptions options;
+  options.device_kind = "cuda";
+  options.records[0].ms = 1.5;
+  options.records[0].rerun_runs = 2;
+  options.records[0].rerun_breaks = "dispersion-slow";
+  FixtureRecord other;
+  other.id = "other";
+  other.breaks = "timing-call";
+  options.records.push_back(other);
+  ASSERT_TRUE(WriteFixture(dir / "ev", options).ok());
+  AuditResult result = AuditOk(dir / "ev");
+  EXPECT_EQ(result.verdict(), AuditVerdict::kStands) << Findings(result);
+  ASSERT_EQ(result.records.size(), 2u);
+  const Json report = Json::parse(*ReadFile(dir / "ev/report.json"));
+  const AuditedRecord& ncm = result.records.at("ncm");
+  EXPECT_TRUE(ncm.first.qualified);
+  EXPECT_EQ(ncm.first.ranked_ms, report["records"]["ncm"]["ranked_ms"].get<double>());
+  EXPECT_GT(*ncm.first.ranked_ms, 1.5);
+  EXPECT_EQ(ncm.first.sha256, report["records"]["ncm"]["sha256"]);
+  EXPECT_EQ(ncm.first.band_bp, 540);
+  ASSERT_TRUE(ncm.rerun.has_value());
+  EXPECT_FALSE(ncm.rerun->qualified);
+  EXPECT_EQ(ncm.rerun->broken, std::vector<std::string>{"dispersion-slow"});
+  EXPECT_FALSE(ncm.rerun->ranked_ms.has_value());
+  const AuditedRecord& disqualified = result.records.at("other");
+  EXPECT_EQ(disqualified.first.broken, std::vector<std::string>{"timing-call"});
+  EXPECT_FALSE(disqualified.rerun.has_value());
+
+  ASSERT_TRUE(EditJsonAndRemanifest(dir / "ev", "report.json", [](Json& report) {
+                Json& entry = report["records"]["other"];
+                entry["outcome"] = {{"status", "qualified"}, {"broken", Json::array()}};
+                entry["ranked_ms"] = 1.0;
+              }).ok());
+  result = AuditOk(dir / "ev");
+  EXPECT_EQ(result.verdict(), AuditVerdict::kDoesNotStand);
+  EXPECT_TRUE(HasFinding(result, "report.json: records.other.outcome.status")) << Findings(result);
+  EXPECT_FALSE(result.records.at("other").first.qualified);
+}
+
 // Labels are re-counted only against the datasets the contract locks; otherwise (or without
 // the datasets) a note says which calls were not re-counted, and why. A contract that locks
 // other files than the datasets ratchet knows does not stand: with it, any count of correct
@@ -392,7 +436,7 @@ TEST(EvidenceAuditStatusTest, AnInterruptedRunMakesNoClaim) {
 TEST(EvidenceAuditStatusTest, TwoRunsGiveTheMedian) {
   TempDir dir;
   FixtureOptions options;
-  options.runs = 2;
+  options.records[0].runs = 2;
   ASSERT_TRUE(WriteFixture(dir / "ev", options).ok());
   const AuditResult result = AuditOk(dir / "ev");
   EXPECT_EQ(result.verdict(), AuditVerdict::kStands) << Findings(result);
@@ -403,7 +447,7 @@ TEST(EvidenceAuditStatusTest, TwoRunsGiveTheMedian) {
 TEST(EvidenceAuditStatusTest, ARecordScoredAgainHasItsRunsAuditedToo) {
   TempDir dir;
   FixtureOptions options;
-  options.rerun_runs = 1;
+  options.records[0].rerun_runs = 1;
   ASSERT_TRUE(WriteFixture(dir / "ev", options).ok());
   AuditResult result = AuditOk(dir / "ev");
   EXPECT_EQ(result.verdict(), AuditVerdict::kStands) << Findings(result);

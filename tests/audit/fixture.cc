@@ -3,6 +3,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <set>
 #include <vector>
 
@@ -33,11 +34,15 @@ RunSeed FixtureSeed() {
   return seed;
 }
 
-std::vector<LocatedDataset> Located() {
-  Result<DataSearch> search = MakeDataSearch(TestDataFolder());
-  if (!search.ok()) return {};
-  Result<std::vector<LocatedDataset>> located = LocateDatasets(*search);
-  return located.ok() ? *located : std::vector<LocatedDataset>{};
+// Located once a process: locating hashes every dataset file.
+const std::vector<LocatedDataset>& Located() {
+  static const std::vector<LocatedDataset> located = [] {
+    Result<DataSearch> search = MakeDataSearch(TestDataFolder());
+    if (!search.ok()) return std::vector<LocatedDataset>{};
+    Result<std::vector<LocatedDataset>> found = LocateDatasets(*search);
+    return found.ok() ? *found : std::vector<LocatedDataset>{};
+  }();
+  return located;
 }
 
 bool Present(const std::vector<LocatedDataset>& located, const std::string& name) {
@@ -61,51 +66,42 @@ bool FixtureDatasetsPresent() {
   return Present(located, "mnist") && Present(located, kHoldout);
 }
 
-Status WriteFixture(const std::string& dir, const FixtureOptions& options) {
-  Result<RuleSet> rules = LoadRuleSet(options.rules);
-  if (!rules.ok()) return rules.status();
-  const std::vector<LocatedDataset> located = Located();
+namespace {
+
+// The runs of one scoring of `record` (its first, or its rerun), numbered from `first_run`,
+// written and judged; their report entries into `runs`, their ranked times into `ranked`.
+Status WriteScoring(EvidenceWriter& writer, const RuleSet& rules, const FixtureOptions& options,
+                    const FixtureRecord& record, bool rerun, int first_run, int64_t band_bp,
+                    std::vector<ReportRun>* runs, std::vector<double>* ranked, bool* qualified,
+                    std::set<std::string>* broken) {
+  const std::vector<LocatedDataset> located =
+      options.lock_datasets ? Located() : std::vector<LocatedDataset>{};
   const RunSeed seed = FixtureSeed();
-  const int64_t band_bp = 540;
-
-  Json datasets = Json::object();
-  for (const LocatedDataset& d : located) {
-    datasets[d.name] =
-        d.present ? Json{{"images_sha256", d.images_sha256}, {"labels_sha256", d.labels_sha256}}
-                  : Json();
+  const int count = rerun ? record.rerun_runs : record.runs;
+  const double base = rerun && record.rerun_ms > 0 ? record.rerun_ms : record.ms;
+  const std::string& breaks = rerun ? record.rerun_breaks : record.breaks;
+  const bool gpu = options.device_kind == "cuda";
+  Json hello = {{"device", options.device_kind}};
+  if (gpu) {
+    hello["device_name"] = options.device_name;
+    if (options.device_uuid) hello["uuid"] = *options.device_uuid;
   }
-  Result<EvidenceWriter> writer = EvidenceWriter::Begin(dir);
-  if (!writer.ok()) return writer.status();
-  Json lane = {{"device", {{"kind", options.device_kind}}}};
-  Result<std::string> lane_id = LaneId(lane);
-  if (!lane_id.ok()) return lane_id.status();
-  lane["id"] = *lane_id;
-  RATCHET_RETURN_IF_ERROR(writer->WriteJson(
-      kContractFile,
-      Json{{"schema", "ratchet.contract/1"},
-           {"locked",
-            {{"rules", {{"id", rules->id}, {"sha256", rules->sha256}}}, {"datasets", datasets}}},
-           {"lane", lane}}));
-  RATCHET_RETURN_IF_ERROR(writer->CommitSeed(RunSeedSha256(seed)));
-
-  const std::string source =
-      "def method(train_x, train_y, test_x):\n    return test_x[:, 0].long() % 10\n";
-  std::vector<ReportRun> report_runs, rerun_runs;
-  std::vector<double> ranked, rerun_ranked;
-  for (int run = 1; run <= options.runs + options.rerun_runs; ++run) {
-    const bool rerun = run > options.runs;
-    const std::string folder = RunFolder(options.record_id, run);
-    const RunSeed run_seed = SeedOfRecordRun(seed, options.record_id, run);
-    Result<RunPlan> plan = MakeRunPlan(run_seed, *rules, {kHoldout});
+  for (int run = first_run; run < first_run + count; ++run) {
+    const std::string folder = RunFolder(record.id, run);
+    const RunSeed run_seed = SeedOfRecordRun(seed, record.id, run);
+    Result<RunPlan> plan = MakeRunPlan(run_seed, rules, {kHoldout});
     if (!plan.ok()) return plan.status();
-    RATCHET_RETURN_IF_ERROR(writer->WriteFile(folder + "/submission/ncm.py", source));
+    const std::string& source =
+        rerun && !record.rerun_source.empty() ? record.rerun_source : record.source;
+    RATCHET_RETURN_IF_ERROR(writer.WriteFile(folder + "/submission/ncm.py", source));
     DrawSource draws(run_seed, located);
     Json calls_json = Json::array();
     std::vector<Call> calls;
+    bool slowed = false;
     for (size_t i = 0; i < plan->calls.size(); ++i) {
       const PlannedCall& planned = plan->calls[i];
-      std::string labels(static_cast<size_t>(rules->draw.test), '\0');
-      int64_t correct = rules->draw.test - kWrongLabels;
+      std::string labels(static_cast<size_t>(rules.draw.test), '\0');
+      int64_t correct = rules.draw.test - kWrongLabels;
       // Labels of the draw where its dataset is here (the audit re-counts them), made up where not.
       if (Present(located, planned.dataset)) {
         Result<Draw> draw = draws.Make(planned.dataset, planned.draw_index);
@@ -118,12 +114,22 @@ Status WriteFixture(const std::string& dir, const FixtureOptions& options) {
       } else {
         for (size_t j = 0; j < labels.size(); ++j) labels[j] = static_cast<char>((j * 7 + i) % 10);
       }
-      const double ms = 10.0 + 0.125 * static_cast<double>(i % 4);
+      double ms = base * (1.0 + 0.0125 * static_cast<double>(i % 4));
       const double overhead_ms = 1.5 + 0.0625 * static_cast<double>(i % 3);
-      const double parent_ms = ms + overhead_ms + 0.25;
+      double parent_ms = ms + overhead_ms + 0.25;
+      if (!slowed && planned.dataset == rules.datasets.mnist) {
+        if (breaks == kRuleDispersionSlow) {
+          ms = 4.0 * base + 20.0;  // the round trip grows with it: no timing rule breaks
+          parent_ms = ms + overhead_ms + 0.25;
+          slowed = true;
+        } else if (breaks == kRuleTimingCall) {
+          parent_ms += 50.0 + base;  // time the method did not report
+          slowed = true;
+        }
+      }
       const std::string log =
           i % 2 ? "" : "call " + std::to_string(i + 1) + ": hello from the method\n";
-      calls.push_back(Call{planned.dataset, ms, parent_ms, correct, rules->draw.test, overhead_ms});
+      calls.push_back(Call{planned.dataset, ms, parent_ms, correct, rules.draw.test, overhead_ms});
       calls_json.push_back({{"call", i + 1},
                             {"dataset", planned.dataset},
                             {"draw_index", planned.draw_index},
@@ -134,59 +140,134 @@ Status WriteFixture(const std::string& dir, const FixtureOptions& options) {
                             {"parent_ms", parent_ms},
                             {"overhead_ms", overhead_ms},
                             {"correct", correct},
-                            {"total", rules->draw.test},
-                            {"worker", {{"device", options.device_kind}}},
+                            {"total", rules.draw.test},
+                            {"worker", hello},
                             {"worker_exit", "signal 9"},
                             {"log_bytes", log.size()}});
       const std::string number = CallNumber(static_cast<int>(i + 1));
-      RATCHET_RETURN_IF_ERROR(writer->WriteFile(folder + "/labels/" + number + ".u8", labels));
-      RATCHET_RETURN_IF_ERROR(writer->WriteFile(folder + "/logs/" + number + ".log", log));
+      RATCHET_RETURN_IF_ERROR(writer.WriteFile(folder + "/labels/" + number + ".u8", labels));
+      RATCHET_RETURN_IF_ERROR(writer.WriteFile(folder + "/logs/" + number + ".log", log));
     }
-    Result<Judgement> judgement = Judge(calls, band_bp, *rules);
+    Result<Judgement> judgement = Judge(calls, band_bp, rules);
     if (!judgement.ok()) return judgement.status();
-    if (!judgement->problems.empty())
-      return Status::Internal("the fixture does not qualify: " + judgement->problems[0].message);
-    RATCHET_RETURN_IF_ERROR(writer->WriteJson(folder + "/calls.json", calls_json));
+    std::vector<std::string> judged;
+    for (const Problem& problem : judgement->problems) judged.push_back(problem.rule);
+    if (judged !=
+        (breaks.empty() ? std::vector<std::string>{} : std::vector<std::string>{breaks})) {
+      return Status::Internal("the fixture's run " + std::to_string(run) + " of " + record.id +
+                              " breaks [" + (judged.empty() ? "" : judged.front()) +
+                              (judged.size() > 1 ? ", ..." : "") + "], not [" + breaks + "]");
+    }
+    RATCHET_RETURN_IF_ERROR(writer.WriteJson(folder + "/calls.json", calls_json));
     JudgeEntry judge;
-    judge.qualified = true;
-    judge.ranked_ms = judgement->ranked_ms;
+    judge.qualified = judgement->problems.empty();
+    if (judge.qualified) judge.ranked_ms = judgement->ranked_ms;
     judge.summary = judgement->summary;
     judge.floored = judgement->floored;
-    RATCHET_RETURN_IF_ERROR(writer->WriteJson(RunFile(folder, kJudgeFile), JudgeJson(judge)));
+    for (const Problem& problem : judgement->problems) {
+      judge.problems.push_back({problem.rule, problem.message});
+    }
+    RATCHET_RETURN_IF_ERROR(writer.WriteJson(RunFile(folder, kJudgeFile), JudgeJson(judge)));
     ReportRun report_run;
     report_run.run = run;
-    report_run.qualified = true;
-    report_run.ranked_ms = judgement->ranked_ms;
+    report_run.qualified = judge.qualified;
+    if (judge.qualified) report_run.ranked_ms = judgement->ranked_ms;
     report_run.summary = judgement->summary;
+    report_run.problems = judge.problems;
     report_run.holdout = plan->holdout;
     report_run.warmup = plan->warmup;
     report_run.single_foreign = plan->single_foreign;
-    (rerun ? rerun_runs : report_runs).push_back(report_run);
-    (rerun ? rerun_ranked : ranked).push_back(judgement->ranked_ms);
+    runs->push_back(report_run);
+    if (judge.qualified) {
+      ranked->push_back(judgement->ranked_ms);
+    } else {
+      *qualified = false;
+      broken->insert(judged.begin(), judged.end());
+    }
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
+Json FixtureLane(const FixtureOptions& options) {
+  Json lane = {{"device", {{"kind", options.device_kind}}}};
+  if (options.device_kind == "cuda") lane["device"]["name"] = options.device_name;
+  lane["id"] = *LaneId(lane);
+  return lane;
+}
+
+Json FixtureLocked(const FixtureOptions& options) {
+  Result<RuleSet> rules = LoadRuleSet(options.rules);
+  Json datasets = Json::object();
+  for (const LocatedDataset& d : Located()) {
+    datasets[d.name] = d.present && options.lock_datasets ? Json{{"images_sha256", d.images_sha256},
+                                                                 {"labels_sha256", d.labels_sha256}}
+                                                          : Json();
+  }
+  return Json{
+      {"rules", {{"id", rules.ok() ? rules->id : ""}, {"sha256", rules.ok() ? rules->sha256 : ""}}},
+      {"datasets", datasets}};
+}
+
+Status WriteFixture(const std::string& dir, const FixtureOptions& options) {
+  Result<RuleSet> rules = LoadRuleSet(options.rules);
+  if (!rules.ok()) return rules.status();
+  const std::vector<LocatedDataset> located = Located();
+  const RunSeed seed = FixtureSeed();
+  const int64_t band_bp = 540;
+  const bool gpu = options.device_kind == "cuda";
+
+  Result<EvidenceWriter> writer = EvidenceWriter::Begin(dir);
+  if (!writer.ok()) return writer.status();
+  Json contract = {{"schema", "ratchet.contract/1"},
+                   {"locked", FixtureLocked(options)},
+                   {"lane", FixtureLane(options)}};
+  if (gpu && options.device_uuid) contract["observed"] = {{"device_uuid", *options.device_uuid}};
+  RATCHET_RETURN_IF_ERROR(writer->WriteJson(kContractFile, contract));
+  RATCHET_RETURN_IF_ERROR(writer->CommitSeed(RunSeedSha256(seed)));
+
+  std::map<std::string, ReportRecord> records;
+  bool all_qualified = true;
+  for (const FixtureRecord& record : options.records) {
+    auto entry = [&](bool rerun, int first_run) -> Result<ReportEntry> {
+      ReportEntry out;
+      out.submission = "ncm.py";
+      out.function = "method";
+      out.sha256 =
+          Sha256Hex(rerun && !record.rerun_source.empty() ? record.rerun_source : record.source);
+      out.band_bp = band_bp;
+      out.qualified = true;
+      std::vector<double> times;
+      std::set<std::string> broken;
+      RATCHET_RETURN_IF_ERROR(WriteScoring(*writer, *rules, options, record, rerun, first_run,
+                                           band_bp, &out.runs, &times, &out.qualified, &broken));
+      out.broken.assign(broken.begin(), broken.end());
+      if (out.qualified) out.ranked_ms = Median(times);
+      return out;
+    };
+    Result<ReportEntry> first = entry(false, 1);
+    if (!first.ok()) return first.status();
+    ReportRecord report{*first, std::nullopt};
+    if (record.rerun_runs > 0) {
+      Result<ReportEntry> rerun = entry(true, 1 + record.runs);
+      if (!rerun.ok()) return rerun.status();
+      report.rerun = *rerun;
+    }
+    all_qualified = all_qualified && report.scored().qualified;
+    records[record.id] = report;
   }
   if (options.status != kStatusComplete) {
     return writer->Finish(options.status, options.status == kStatusInterrupted ? 130 : 3,
                           "stopped");
   }
   RATCHET_RETURN_IF_ERROR(writer->RevealSeed(HexEncode(seed.view())));
-  auto entry = [&](const std::vector<ReportRun>& runs, std::vector<double> times) {
-    std::sort(times.begin(), times.end());
-    const size_t middle = times.size() / 2;
-    ReportEntry out;
-    out.submission = "ncm.py";
-    out.function = "method";
-    out.sha256 = Sha256Hex(source);
-    out.band_bp = band_bp;
-    out.qualified = true;
-    out.ranked_ms = times.size() % 2 ? times[middle] : 0.5 * (times[middle - 1] + times[middle]);
-    out.runs = runs;
-    return out;
-  };
-  ReportRecord record{entry(report_runs, ranked), std::nullopt};
-  if (options.rerun_runs > 0) record.rerun = entry(rerun_runs, rerun_ranked);
-  RATCHET_RETURN_IF_ERROR(writer->WriteJson(
-      kReportFile, ReportJson(options.sandbox, {{options.record_id, record}}, Json::object())));
-  return writer->Finish(kStatusComplete, 0, "qualified");
+  const Json extra =
+      options.ratchet.is_null() ? Json::object() : Json{{"ratchet", options.ratchet}};
+  RATCHET_RETURN_IF_ERROR(
+      writer->WriteJson(kReportFile, ReportJson(options.sandbox, records, extra)));
+  return writer->Finish(kStatusComplete, options.exit_code.value_or(all_qualified ? 0 : 1),
+                        all_qualified ? "qualified" : "disqualified");
 }
 
 Status Remanifest(const std::string& dir) {

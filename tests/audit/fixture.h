@@ -8,6 +8,7 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "audit/result.h"
 #include "core/canonical_json.h"
@@ -15,20 +16,52 @@
 
 namespace ratchet {
 
-struct FixtureOptions {
-  std::string record_id = "ncm";
+// One record of the fixture: its runs, its calls' times, and what its runs break.
+struct FixtureRecord {
+  std::string id = "ncm";
   int runs = 1;
-  int rerun_runs = 0;  // runs of a "rerun" entry, as `ratchet run` adds for a time out of tolerance
+  // Runs of a "rerun" entry, as `ratchet run` adds for a record it scores once more.
+  int rerun_runs = 0;
+  double ms = 10.0;       // every call's time is near this (the ranked time with it)
+  double rerun_ms = 0.0;  // the same for the rerun's calls; 0: ms
+  // What every run of the first scoring (and of the rerun) breaks: "" (it qualifies),
+  // "timing-call" (one call's round trip far beyond its time) or "dispersion-slow" (one MNIST
+  // call far slower than the others).
+  std::string breaks, rerun_breaks;
+  std::string rerun_source;  // the rerun's submission; "": `source`
+  std::string source =
+      "def method(train_x, train_y, test_x):\n    return test_x[:, 0].long() % 10\n";
+};
+
+struct FixtureOptions {
+  std::vector<FixtureRecord> records = {FixtureRecord{}};
   std::string sandbox = "full";  // report.json's "sandbox"
   std::string device_kind = "cpu";
+  // On a cuda lane: the board, in the contract (lane.device.name, observed.device_uuid) and in
+  // every worker's hello; no uuid: none recorded.
+  std::string device_name = "NVIDIA H200";
+  std::optional<std::string> device_uuid = "GPU-12345678-aaaa-bbbb-cccc-1234567890ab";
   std::string status = "complete";  // how the writer finishes
+  // false: every dataset is locked as not here (null) and the labels are made up, so that no
+  // audit re-counts them and no draw is made (fast, for tests that are not about labels).
+  bool lock_datasets = true;
   // The rule set it is scored under, as --rules takes it (nullopt: the default), locked in its
   // contract.json.
   std::optional<std::string> rules;
+  Json ratchet;  // report.json's "ratchet" part, as `ratchet run --baseline` writes it; null: none
+  // status.json's exit code of a complete run; nullopt: 0 when the last scoring of every record
+  // qualified, else 1.
+  std::optional<int> exit_code;
 };
 
-// Writes the evidence directory `dir` (which must not exist).
+// Writes the evidence directory `dir` (which must not exist). Internal when a record's runs do
+// not judge as its options say.
 Status WriteFixture(const std::string& dir, const FixtureOptions& options = {});
+
+// The contract's lane (its facts and id) of evidence written with `options`.
+Json FixtureLane(const FixtureOptions& options);
+// The contract's `locked` part of evidence written with `options`.
+Json FixtureLocked(const FixtureOptions& options);
 
 // The checkout's data/ folder when it exists: the fixture looks for datasets there first, and
 // the tests give it to the audit (--data), so that both find the same files.
