@@ -64,19 +64,6 @@ const char kPromoteUsage[] =
 
 namespace {
 
-// The findings of the ratchet part's typed reader, for promote's refusal.
-class RefusalLines : public FieldFindings {
- public:
-  void Breaks(std::string where, std::string message) override {
-    lines_ += (lines_.empty() ? "" : "; ") + where + ": " + message;
-  }
-  void Note(std::string, std::string) override {}
-  const std::string& text() const { return lines_; }
-
- private:
-  std::string lines_;
-};
-
 // The audit's breaking findings, the first few, for a refusal.
 std::string BreakingFindings(const AuditResult& audit) {
   std::string text;
@@ -337,11 +324,11 @@ int Run(CommandContext& context) {
                   " was not compared with a baseline: produce it with `ratchet run --baseline " +
                   baseline_path + "`");
   }
-  RefusalLines part_findings;
+  FindingLines part_findings;
   FieldReader part_reader(evidence_path + "/" + kReportFile, &part_findings);
   std::optional<RatchetReport> part = ReadRatchetReport(evidence->report, part_reader);
   if (!part) {
-    return fail(Status::BadInput(part_findings.text() +
+    return fail(Status::BadInput(part_findings.Joined() +
                                  ": not the ratchet part `ratchet run --baseline` writes"));
   }
   if (part->baseline_sha256 != baseline_sha256) {

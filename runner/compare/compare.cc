@@ -28,15 +28,6 @@ std::string NumberText(double value) {
 }
 
 // The findings of report.json's typed reader, as the comparison's problem lines.
-class ProblemLines : public FieldFindings {
- public:
-  void Breaks(std::string where, std::string message) override {
-    lines.push_back(where + ": " + message);
-  }
-  void Note(std::string, std::string) override {}
-  std::vector<std::string> lines;
-};
-
 // What the comparison needs of a record of report.json: the scoring `ratchet run` compared (a
 // record scored once more was held to that second scoring, its `rerun`, here as there).
 RecordEntry EntryOf(const ReportRecord& record) {
@@ -138,18 +129,18 @@ std::vector<std::pair<std::string, RecordEntry>> ReadReportRecords(
   std::vector<std::pair<std::string, RecordEntry>> records;
   // An absent or unparsable report.json is already a finding of the reader.
   if (report.is_null()) return records;
-  ProblemLines findings;
+  FindingLines findings;
   FieldReader top(kReportFile, &findings);
   const Json* all = ReportRecordsObject(report, top);
-  problems->insert(problems->end(), findings.lines.begin(), findings.lines.end());
+  problems->insert(problems->end(), findings.lines().begin(), findings.lines().end());
   if (all == nullptr) return records;
   for (auto it = all->begin(); it != all->end(); ++it) {
-    ProblemLines record_findings;
+    FindingLines record_findings;
     FieldReader reader(kReportFile, &record_findings);
     std::optional<ReportRecord> record =
         ReadReportRecord(it.value(), JoinPath("records", it.key()), reader);
     if (!record) {
-      for (const std::string& line : record_findings.lines) {
+      for (const std::string& line : record_findings.lines()) {
         problems->push_back(line + " (the record is left out)");
       }
       continue;

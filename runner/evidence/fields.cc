@@ -3,6 +3,16 @@
 #include <charconv>
 
 namespace ratchet {
+
+void FindingLines::Breaks(std::string where, std::string message) {
+  lines_.push_back(where + ": " + message);
+}
+
+std::string FindingLines::Joined() const {
+  std::string joined;
+  for (const std::string& line : lines_) joined += (joined.empty() ? "" : "; ") + line;
+  return joined;
+}
 namespace {
 
 bool IsString(const Json& v) { return v.is_string(); }

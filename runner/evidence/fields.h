@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "core/canonical_json.h"
 
@@ -21,6 +22,20 @@ class FieldFindings {
   virtual void Breaks(std::string where, std::string message) = 0;
   // Said for the reader; what relies on the document may still stand.
   virtual void Note(std::string where, std::string message) = 0;
+};
+
+// A FieldFindings that keeps what breaks, as "FILE: PATH: message" lines, and drops the notes:
+// for a reader whose caller says what is wrong in one message (a refusal, a malformed answer).
+class FindingLines : public FieldFindings {
+ public:
+  void Breaks(std::string where, std::string message) override;
+  void Note(std::string, std::string) override {}
+  const std::vector<std::string>& lines() const { return lines_; }
+  // The lines joined with "; " ("" when none).
+  std::string Joined() const;
+
+ private:
+  std::vector<std::string> lines_;
 };
 
 class FieldReader {

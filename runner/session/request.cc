@@ -45,15 +45,6 @@ Result<std::optional<std::string>> GetOptional(const Json& json, const char* key
 }
 
 // The first finding of a strict read, for an error message.
-class MessageFindings : public FieldFindings {
- public:
-  void Breaks(std::string where, std::string message) override {
-    if (first.empty()) first = where + ": " + message;
-  }
-  void Note(std::string, std::string) override {}
-  std::string first;
-};
-
 }  // namespace
 
 std::optional<double> RecordResult::ranked_ms() const {
@@ -218,11 +209,11 @@ Result<RecordResult> RecordResultFromJson(const Json& json) {
     result.review_flags = json.at("review_flags").get<std::vector<std::string>>();
     const Json& runs = json.at("runs");
     if (!runs.is_array()) return Malformed("a record's result: runs is not an array");
-    MessageFindings findings;
+    FindingLines findings;
     FieldReader reader("the scorer's result", &findings);
     for (size_t i = 0; i < runs.size(); ++i) {
       std::optional<ReportRun> run = ReadReportRun(runs[i], JoinPath("runs", i), reader);
-      if (!run) return Malformed("a record's result: " + findings.first);
+      if (!run) return Malformed("a record's result: " + findings.Joined());
       result.runs.push_back(std::move(*run));
     }
   } catch (const Json::exception& error) {
