@@ -36,7 +36,7 @@ namespace ratchet {
 
 const char kPromoteUsage[] =
     "usage: ratchet promote --baseline FILE --evidence DIR (--record ID ... | --all-changed)\n"
-    "                       --reason TEXT [--reviewer NAME]\n"
+    "                       --reason TEXT [--reviewer NAME] [--data DIR]\n"
     "\n"
     "Writes the outcomes (and, on a GPU lane, the times, each with the board it was scored on)\n"
     "that the evidence DIR holds into the baseline FILE as reviewed. DIR must be complete, its\n"
@@ -57,6 +57,8 @@ const char kPromoteUsage[] =
     "  --reason TEXT    why the new outcomes are right (required; not UNREVIEWED)\n"
     "  --reviewer NAME  who reviewed them (default: user.name <user.email> of the git repository\n"
     "                   that holds the baseline)\n"
+    "  --data DIR       searched first for the datasets, whose labels the audit re-counts (as\n"
+    "                   `ratchet audit --data`; without them it notes the calls not re-counted)\n"
     "\n"
     "exit codes: 0 promoted (or nothing to promote); 1 refused (the evidence does not support "
     "it);\n"
@@ -271,7 +273,8 @@ int Run(CommandContext& context) {
                                                  {"record", true, true},
                                                  {"all-changed", false},
                                                  {"reason", true},
-                                                 {"reviewer", true}});
+                                                 {"reviewer", true},
+                                                 {"data", true}});
   if (!args.ok()) return fail(args.status());
   if (!args->positional().empty()) {
     return fail(Status::Usage("unexpected argument '" + args->positional().front() + "'"));
@@ -300,6 +303,9 @@ int Run(CommandContext& context) {
   }
   const std::string baseline_path = *args->Get("baseline");
   const std::string evidence_path = *args->Get("evidence");
+  if (args->Has("data") && !IsDirectory(*args->Get("data"))) {
+    return fail(Status::Usage("--data " + *args->Get("data") + " is not a folder"));
+  }
   // One promote of a baseline at a time, from its reading to its writing and the copy of the
   // evidence beside it: a second one reads what the first wrote.
   Result<BaselineLock> lock = BaselineLock::Acquire(baseline_path, "promote", context.err);
@@ -347,6 +353,7 @@ int Run(CommandContext& context) {
   AuditResult audit;
   EvidenceAuditOptions audit_options;
   audit_options.rules = *rules;
+  audit_options.data_dir = args->Get("data");
   Status audited = AuditEvidence(evidence_path, audit_options, &audit);
   if (!audited.ok()) {
     return refuse(evidence_path + " cannot be audited: " + audited.message());

@@ -18,6 +18,7 @@
 #include "baseline/ratchet_report.h"
 #include "core/file.h"
 #include "core/sha256.h"
+#include "evidence/layout.h"
 #include "rules/rule_set.h"
 #include "support/run_binary.h"
 #include "support/temp_dir.h"
@@ -325,6 +326,45 @@ TEST_F(PromoteOnAGpuLane, AResealedReportIsRefused) {
   EXPECT_EQ(Record()["expected"]["broken"], Json::array({"timing-call"}));
 }
 
+// Promote's audit re-counts the labels where the datasets are (--data first): a label changed
+// and the manifest sealed again is refused.
+TEST_F(PromoteOnAGpuLane, ALabelChangedAfterTheRunIsFoundByTheRecount) {
+  if (!FixtureDatasetsPresent()) GTEST_SKIP() << "the datasets are not here";
+  FixtureOptions locked;  // the datasets locked: the fixture's labels are the draws'
+  locked.device_kind = "cuda";
+  TempDir other;
+  WriteBaseline(other / "records.json", {"ncm"});
+  Json doc = Json::parse(*ReadFile(other / "records.json"));
+  doc["contract"]["locked"] = FixtureLocked(locked);
+  ASSERT_TRUE(WriteFileAtomic(other / "records.json", doc.dump(2) + "\n").ok());
+  std::filesystem::create_directories(other / "submissions");
+  ASSERT_TRUE(WriteFileAtomic(other / "submissions/ncm.py", FixtureRecord{}.source).ok());
+  locked.ratchet = RatchetPart(other / "records.json", {{"record-unreviewed", "ncm"}}, locked);
+  locked.exit_code = 1;
+  ASSERT_TRUE(WriteFixture(other / "ev", locked).ok());
+  const std::string label = "records/ncm/run-1/labels/" + CallNumber(1) + ".u8";
+  ASSERT_TRUE(PathExists(other / ("ev/" + label))) << label;
+  ASSERT_TRUE(CopyWithOneByteChanged(other / "ev", other / "changed", label).ok());
+  ASSERT_TRUE(Remanifest(other / "changed").ok());
+  const std::vector<std::string> args = {
+      "promote",         "--baseline", other / "records.json", "--record", "ncm",
+      "--reason",        "x",          "--reviewer",           "r",        "--data",
+      *TestDataFolder(), "--evidence"};
+  std::vector<std::string> changed = args;
+  changed.push_back(other / "changed");
+  BinaryRun run = RunRatchet(changed);
+  EXPECT_EQ(run.exit_code, 1) << run.out << run.err;
+  EXPECT_NE(run.err.find("does not stand under `ratchet audit` (records/ncm/run-1/calls.json: "
+                         "calls[0].correct: 9600, but the labels of " +
+                         label + " match 9599 of draw "),
+            std::string::npos)
+      << run.err;
+  std::vector<std::string> untouched = args;
+  untouched.push_back(other / "ev");
+  run = RunRatchet(untouched);
+  EXPECT_EQ(run.exit_code, 0) << run.out << run.err;
+}
+
 TEST_F(PromoteOnAGpuLane, BadFlagsAndReportsAreRefusedAndNothingIsWritten) {
   const std::string evidence = Evidence(Gpu(1.2), {{"record-unreviewed", "ncm"}});
   const std::string before = *ReadFile(baseline());
@@ -337,6 +377,11 @@ TEST_F(PromoteOnAGpuLane, BadFlagsAndReportsAreRefusedAndNothingIsWritten) {
   EXPECT_EQ(unreviewed.exit_code, 2);
   EXPECT_NE(unreviewed.err.find("UNREVIEWED"), std::string::npos) << unreviewed.err;
 
+  BinaryRun no_data =
+      PromoteArgs(evidence, {"--all-changed", "--reason", "x", "--data", dir_ / "nothing"});
+  EXPECT_EQ(no_data.exit_code, 2);
+  EXPECT_NE(no_data.err.find("is not a folder"), std::string::npos) << no_data.err;
+
   // A ratchet part that is not the one `ratchet run` writes is bad input.
   FixtureOptions odd = Gpu(1.2);
   odd.ratchet = RatchetPart(baseline(), {{"record-unreviewed", "ncm"}}, odd);
@@ -347,7 +392,7 @@ TEST_F(PromoteOnAGpuLane, BadFlagsAndReportsAreRefusedAndNothingIsWritten) {
   EXPECT_NE(malformed.err.find("ratchet.contract_changed"), std::string::npos) << malformed.err;
 
   EXPECT_EQ(*ReadFile(baseline()), before);
-  for (const BinaryRun& run : {both, unreviewed, malformed}) {
+  for (const BinaryRun& run : {both, unreviewed, no_data, malformed}) {
     EXPECT_EQ(run.out.find("promoted"), std::string::npos) << run.out;
   }
 }
