@@ -7,6 +7,7 @@
 #include "audit/numbers.h"
 #include "contract/contract.h"
 #include "contract/contract_view.h"
+#include "core/exit_codes.h"
 #include "core/file.h"
 #include "data/registry.h"
 #include "evidence/fields.h"
@@ -91,6 +92,7 @@ struct EntryClaim {
   std::string outcome;  // "qualified, ranked ..." alone
   int runs = 0;
   std::optional<AuditedScoring> derived;  // when every run could be re-judged
+  bool qualified = false;
 };
 
 // Audits one report entry (a record, or its "rerun"): its fields, every run it lists (numbered
@@ -200,6 +202,7 @@ Result<std::optional<EntryClaim>> AuditEntry(EvidenceContext& context, const std
                        std::vector<std::string>(rules_broken.begin(), rules_broken.end()),
                        all_qualified ? std::optional<double>(Median(ranked)) : std::nullopt};
   }
+  claim.qualified = entry->qualified;
   claim.outcome = entry->status();
   if (entry->qualified && entry->ranked_ms) {
     claim.outcome +=
@@ -275,6 +278,7 @@ Status AuditEvidence(const std::string& dir, const EvidenceAuditOptions& options
   for (FolderItem& item : *items) context.items[item.path] = item;
   context.contract = summary->contract;
   context.data_dir = options.data_dir;
+  context.datasets = options.datasets;
   if (!summary->seed_reveal.empty() && !summary->seed_commit.empty() &&
       SeedMatchesCommit(summary->seed_reveal, summary->seed_commit)) {
     Result<RunSeed> seed = ParseRunSeed(summary->seed_reveal, kSeedRevealFile);
@@ -388,6 +392,7 @@ Status AuditEvidence(const std::string& dir, const EvidenceAuditOptions& options
   if (records == nullptr) return Status::Ok();
 
   int record_count = 0;
+  bool all_qualified = true;  // the last scoring of every record the report could say
   for (const auto& [id, record] : records->items()) {
     const std::string path = JoinPath("records", id);
     Status plain = CheckEvidencePath(id);
@@ -405,6 +410,7 @@ Status AuditEvidence(const std::string& dir, const EvidenceAuditOptions& options
       continue;
     }
     ++record_count;
+    bool qualified = (*main_claim)->qualified;
     std::string claim = (*main_claim)->text;
     std::optional<AuditedRecord> derived;
     if ((*main_claim)->derived) derived = AuditedRecord{*(*main_claim)->derived, std::nullopt};
@@ -415,13 +421,17 @@ Status AuditEvidence(const std::string& dir, const EvidenceAuditOptions& options
           AuditEntry(context, id, record["rerun"], rerun_path, 1 + (*main_claim)->runs,
                      &listed_folders, result);
       if (!rerun.ok()) return rerun.status();
-      if (*rerun) claim += "; scored again: " + (*rerun)->outcome;
+      if (*rerun) {
+        claim += "; scored again: " + (*rerun)->outcome;
+        qualified = (*rerun)->qualified;
+      }
       if (*rerun && (*rerun)->derived && derived) {
         derived->rerun = (*rerun)->derived;
       } else {
         derived.reset();
       }
     }
+    all_qualified = all_qualified && qualified;
     if (derived) result->records[id] = *derived;
     const std::string record_prefix = std::string(kRecordsFolder) + "/" + id + "/";
     std::set<std::string> reported_extra;
@@ -448,6 +458,26 @@ Status AuditEvidence(const std::string& dir, const EvidenceAuditOptions& options
   }
   if (record_count == 0 && summary->status == kStatusComplete) {
     result->Breaks(std::string(kReportFile) + ": records", "no records: nothing is claimed");
+  }
+  // A complete run's exit code is what its report makes it: `ratchet run` exits 1 when its
+  // comparison with the baseline found an error (the report's ratchet.errors), `ratchet score`
+  // and the scorer alone when a record's last scoring did not qualify.
+  const Json errors = ratchet_part.is_object() ? ratchet_part.value("errors", Json()) : Json();
+  const bool compared = ratchet_part.is_object() && errors.is_array();
+  if (summary->status == kStatusComplete && summary->exit_code >= 0 &&
+      record_count == static_cast<int>(records->size()) &&
+      (compared || !ratchet_part.is_object())) {
+    const bool clean = compared ? errors.empty() : all_qualified;
+    const int expected = clean ? kExitSuccess : kExitFinding;
+    if (summary->exit_code != expected) {
+      result->Breaks(std::string(kStatusFile) + ": exit_code",
+                     std::to_string(summary->exit_code) + ", but " +
+                         (compared ? "report.json's ratchet.errors " +
+                                         std::string(clean ? "is empty" : "lists errors")
+                                   : std::string(clean ? "every record qualified"
+                                                       : "a record did not qualify")) +
+                         ": the run exits " + std::to_string(expected));
+    }
   }
 
   for (const EvidenceContext::Skipped& skipped : context.skipped_recounts) {

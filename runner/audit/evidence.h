@@ -7,9 +7,11 @@
 
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "audit/result.h"
 #include "core/status.h"
+#include "data/locate.h"
 #include "rules/rule_set.h"
 
 namespace ratchet {
@@ -22,6 +24,9 @@ struct EvidenceAuditOptions {
   // the contract locks, as --rules must. Takes the place of rules_path.
   std::optional<RuleSet> rules;
   std::optional<std::string> data_dir;  // searched first for datasets
+  // The datasets as LocateDatasets found them, for a caller that audits many directories and
+  // reads and verifies the datasets once; nullopt: located here (data_dir first) on first need.
+  std::optional<std::vector<LocatedDataset>> datasets;
 };
 
 // Errors: what is not an evidence directory (BadInput, as ReadEvidence says), a rule set given

@@ -467,18 +467,6 @@ TEST(EvidenceAuditStatusTest, ARecordScoredAgainHasItsRunsAuditedToo) {
       << Findings(result);
 }
 
-// The bundled baseline's evidence of the lane whose device is `kind`, as its lane names it.
-std::string BundledEvidence(const std::string& kind) {
-  const std::string root = RATCHET_SOURCE_ROOT;
-  const Json baseline = Json::parse(*ReadFile(root + "/baselines/records.json"));
-  for (const auto& [id, lane] : baseline["lanes"].items()) {
-    if (lane["facts"]["device"]["kind"] == kind) {
-      return root + "/baselines/" + lane["reviewed"]["evidence"].get<std::string>();
-    }
-  }
-  return "";
-}
-
 // Evidence ratchet wrote on both lanes stands as it is: the H200 run (scored on the device, with
 // an energy column measured for one run of each record and noted as not measured for the others)
 // and the CPU run.

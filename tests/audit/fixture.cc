@@ -66,6 +66,17 @@ bool FixtureDatasetsPresent() {
   return Present(located, "mnist") && Present(located, kHoldout);
 }
 
+std::string BundledEvidence(const std::string& kind) {
+  const std::string root = RATCHET_SOURCE_ROOT;
+  const Json baseline = Json::parse(*ReadFile(root + "/baselines/records.json"));
+  for (const auto& [id, lane] : baseline["lanes"].items()) {
+    if (lane["facts"]["device"]["kind"] == kind) {
+      return root + "/baselines/" + lane["reviewed"]["evidence"].get<std::string>();
+    }
+  }
+  return "";
+}
+
 namespace {
 
 // The runs of one scoring of `record` (its first, or its rerun), numbered from `first_run`,

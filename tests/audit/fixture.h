@@ -70,6 +70,10 @@ std::optional<std::string> TestDataFolder();
 // Whether the datasets the fixture's calls use are here, so that the audit re-counts labels.
 bool FixtureDatasetsPresent();
 
+// The bundled baseline's evidence of the lane whose device is `kind` ("cpu", "cuda"), as its lane
+// names it: evidence `ratchet run` wrote. Empty when the baseline reviews no such lane.
+std::string BundledEvidence(const std::string& kind);
+
 // The JSON file `relative` of `dir`, changed by `edit`, written back in the evidence's spelling;
 // then MANIFEST.json made to match every file again: a tampering that leaves the manifest clean.
 Status EditJsonAndRemanifest(const std::string& dir, const std::string& relative,

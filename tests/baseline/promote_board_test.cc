@@ -300,7 +300,15 @@ TEST_F(PromoteOnAGpuLane, AResealedReportIsRefused) {
        "report.json's ratchet.errors are [outcome-changed ncm, record-missing ncm], but its "
        "records give [outcome-changed ncm]"},
       {"report.json", [](Json& report) { report["ratchet"]["errors"] = Json::array(); },
-       "report.json's ratchet.errors are [], but its records give [outcome-changed ncm]"},
+       "does not stand under `ratchet audit` (status.json: exit_code: 1, but report.json's "
+       "ratchet.errors is empty: the run exits 0)"},
+      {"report.json",
+       [](Json& report) {
+         report["ratchet"]["errors"] = {
+             {{"code", "lane-unreviewed"}, {"record", ""}, {"message", "x"}}};
+       },
+       "report.json's ratchet.errors are [lane-unreviewed], but its records give "
+       "[outcome-changed ncm]"},
       {"report.json", [](Json& report) { report["ratchet"]["contract_changed"] = true; },
        "report.json's ratchet.contract_changed is true, but its contract is the baseline's"},
       {"report.json", [](Json& report) { report["ratchet"]["lane_reviewed"] = false; },
@@ -308,7 +316,8 @@ TEST_F(PromoteOnAGpuLane, AResealedReportIsRefused) {
       {"report.json", [](Json& report) { report["ratchet"]["rule_set"]["draw"]["test"] = 9999; },
        "cannot be audited: the evidence was scored under the rule set"},
       {"status.json", [](Json& status) { status["exit_code"] = 0; },
-       "status.json says exit 0, but the run's differences from the baseline give exit 1"},
+       "does not stand under `ratchet audit` (status.json: exit_code: 0, but report.json's "
+       "ratchet.errors lists errors: the run exits 1)"},
   };
   for (const Tamper& tamper : tampers) {
     const std::string copy = dir_ / "evidence/tampered";
