@@ -13,6 +13,7 @@
 #include "evidence/layout.h"
 #include "evidence/run_files.h"
 #include "rules/judge.h"
+#include "rules/rule_ids.h"
 #include "scorer/draw_source.h"
 #include "scorer/plan.h"
 
@@ -21,11 +22,6 @@ namespace {
 
 constexpr size_t kMaxJsonBytes = 256u << 20;
 constexpr uint8_t kOutOfRangeLabel = 255;
-
-// The rule ids of the run loop: a run that stopped on one of these was not judged.
-const char* const kRunLoopRules[] = {"source", "import",       "crash",          "timeout",
-                                     "output", "run-time",     "memory",         "processes",
-                                     "disk",   "compile-time", "compile-memory", "compile-output"};
 
 std::string Quoted(const std::string& text) { return "'" + text + "'"; }
 std::string FirstLine(const std::string& text) { return text.substr(0, text.find('\n')); }
@@ -242,14 +238,14 @@ Result<RunOutcomeFacts> AuditRun(EvidenceContext& context, const RecordFacts& re
                                                        ", but calls.json holds " +
                                                        std::to_string(calls->size()) + " calls");
     }
-    const bool one_known_rule = judge->problems.size() == 1 &&
-                                std::find(std::begin(kRunLoopRules), std::end(kRunLoopRules),
-                                          judge->problems[0].rule) != std::end(kRunLoopRules);
+    // A run that stopped on a rule of the run loop was not judged.
+    const bool one_known_rule =
+        judge->problems.size() == 1 && IsRunLoopRule(judge->problems[0].rule);
     if (!one_known_rule || facts.qualified) {
       result->Breaks(judge_file + ": problems",
-                     "a run that stopped on a failure records exactly one problem "
-                     "of the run loop (source, import, crash, timeout, output, "
-                     "run-time); found " +
+                     "a run that stopped on a failure records exactly one problem of the run "
+                     "loop (" +
+                         RunLoopRuleIdsText() + "); found " +
                          JsonShown(ProblemsJson(judge->problems)));
     } else if (calls->empty()) {
       result->Note(judge_file + ": problems[0]",

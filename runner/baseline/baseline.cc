@@ -9,6 +9,7 @@
 #include "contract/contract_view.h"
 #include "core/file.h"
 #include "core/sha256.h"
+#include "rules/rule_ids.h"
 
 namespace ratchet {
 namespace {
@@ -103,11 +104,6 @@ bool IsLowerHex64(const std::string& text) {
          });
 }
 
-bool IsRuleId(const std::string& rule) {
-  return !rule.empty() && std::all_of(rule.begin(), rule.end(),
-                                      [](char c) { return (c >= 'a' && c <= 'z') || c == '-'; });
-}
-
 Result<Expected> ParseExpected(const Json& json, const std::string& path, const std::string& what) {
   if (!json.is_object()) {
     return Status::BadInput(what + ": field \"" + path + "\": must be an object");
@@ -126,9 +122,12 @@ Result<Expected> ParseExpected(const Json& json, const std::string& path, const 
   if (!broken->is_array()) return fields.Error("broken", "must be an array of rule ids");
   for (size_t i = 0; i < broken->size(); ++i) {
     const Json& rule = (*broken)[i];
-    if (!rule.is_string() || !IsRuleId(rule.get<std::string>())) {
-      return Status::BadInput(what + ": field \"" + JoinPath(JoinPath(path, "broken"), i) +
-                              "\": must be a rule id (lowercase letters and '-')");
+    const std::string at = what + ": field \"" + JoinPath(JoinPath(path, "broken"), i) + "\": ";
+    if (!rule.is_string()) return Status::BadInput(at + "must be a rule id, a string");
+    // A rule no run can break would make the record's outcome one that never compares equal.
+    if (!KnownRuleId(rule.get<std::string>())) {
+      return Status::BadInput(at + "\"" + Excerpt(rule.get<std::string>(), 80) +
+                              "\" is not a rule id; the rule ids are " + RuleIdsText());
     }
     expected.broken.push_back(rule.get<std::string>());
   }

@@ -3,6 +3,7 @@
 #include <ostream>
 
 #include "core/exit_codes.h"
+#include "core/fresh_directory.h"
 #include "core/status.h"
 #include "core/version.h"
 
@@ -75,6 +76,16 @@ int RealMain(const std::vector<std::string>& argv, std::ostream& out, std::ostre
   err << "ratchet: unknown command '" << name << "'\n";
   PrintHelp(err);
   return kExitBadInput;
+}
+
+void SweepPartialFoldersIn(const std::string& folder, std::ostream& out) {
+  Result<std::vector<SweptFolder>> swept = SweepPartialFolders(folder);
+  if (!swept.ok()) {
+    out << "could not look for partial folders to remove: " << swept.status().message() << "\n";
+    return;
+  }
+  for (const SweptFolder& one : *swept) out << one.Line() << "\n";
+  out.flush();
 }
 
 }  // namespace ratchet

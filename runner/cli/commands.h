@@ -47,6 +47,10 @@ extern const char kTelemetryUsage[];
 // Real entry point: `ratchet [--help | --version | COMMAND ...]`.
 int RealMain(const std::vector<std::string>& argv, std::ostream& out, std::ostream& err);
 
+// Removes the partial folders in `folder` whose process was killed before it finished
+// (SweepPartialFolders), a line on `out` for each it removed or could not. The commands that
+// write an output folder do it in the folder they write into, before they begin.
+void SweepPartialFoldersIn(const std::string& folder, std::ostream& out);
 
 }  // namespace ratchet
 

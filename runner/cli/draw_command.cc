@@ -115,6 +115,7 @@ Outcome Run(CommandContext& context, const InterruptHold& hold) {
     return Status::BadInput("--out " + out_dir + " already exists; a draw goes into a new folder");
   }
 
+  SweepPartialFoldersIn(DirName(out_dir), context.out);
   // --out is claimed before the slow work, so a mistake in it is reported at once. From here on
   // every way out that does not commit the folder abandons it.
   Result<FreshDirectory> folder = FreshDirectory::Begin(out_dir);

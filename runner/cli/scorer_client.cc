@@ -110,6 +110,8 @@ int RunScorerCommand(const std::string& name, const std::vector<std::string>& ar
 
 Result<std::unique_ptr<ScorerClient>> ScorerClient::Begin(const SessionOptions& options,
                                                           CommandContext& progress) {
+  // What killed runs left where this one's evidence goes is removed before the scorer begins.
+  SweepPartialFoldersIn(EvidenceFolder(options), progress.out);
   int to_scorer[2], from_scorer[2];
   if (pipe2(to_scorer, O_CLOEXEC) != 0) return Status::IOError("pipe", errno);
   if (pipe2(from_scorer, O_CLOEXEC) != 0) {

@@ -1,13 +1,18 @@
 #include "core/fresh_directory.h"
 
+#include <dirent.h>
 #include <fcntl.h>
 #include <linux/fs.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
+#include <cstring>
 #include <filesystem>
+#include <optional>
 #include <random>
 
 #include "core/file.h"
@@ -33,7 +38,87 @@ bool SafeRelative(const std::string& relative) {
   return true;
 }
 
+constexpr char kPartialMarker[] = ".partial-";
+
+// Opens the folder `path` (never through a symlink) for its lock; -1 with errno on failure.
+int OpenFolder(const std::string& path) {
+  return open(path.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+}
+
+// Whether `path` still names the folder open as `fd`: it was neither removed nor renamed away.
+bool StillAt(int fd, const std::string& path) {
+  struct stat open_info, path_info;
+  return fstat(fd, &open_info) == 0 && open_info.st_nlink > 0 &&
+         lstat(path.c_str(), &path_info) == 0 && open_info.st_dev == path_info.st_dev &&
+         open_info.st_ino == path_info.st_ino;
+}
+
+// Sweeps one partial folder: nullopt when it is kept (held by a live process, not a folder, gone
+// meanwhile).
+std::optional<Status> SweepOne(const std::string& path) {
+  int fd = OpenFolder(path);
+  if (fd < 0) {
+    if (errno == ENOENT || errno == ENOTDIR || errno == ELOOP) return std::nullopt;
+    return Status::IOError("open " + path, errno);
+  }
+  std::optional<Status> swept;
+  if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
+    if (errno != EWOULDBLOCK) swept = Status::IOError("flock " + path, errno);
+  } else if (StillAt(fd, path)) {
+    // Under the lock no process builds it: its builder is gone, or is Begin before its own lock,
+    // which then sees the folder gone and takes another name.
+    std::error_code error;
+    std::filesystem::remove_all(path, error);
+    swept = error ? Status::IOError("remove " + path, error.value()) : Status::Ok();
+  }
+  close(fd);
+  return swept;
+}
+
 }  // namespace
+
+bool IsPartialFolderName(std::string_view name) {
+  const size_t at = name.rfind(kPartialMarker);
+  if (name.size() < 2 || name[0] != '.' || at == std::string_view::npos || at < 2) return false;
+  const std::string_view digits = name.substr(at + std::strlen(kPartialMarker));
+  return !digits.empty() &&
+         std::all_of(digits.begin(), digits.end(), [](char c) { return c >= '0' && c <= '9'; });
+}
+
+std::string SweptFolder::Line() const {
+  if (status.ok()) {
+    return "removed " + name + " in " + folder +
+           ": a partial folder left by a process that was killed before it finished";
+  }
+  return "could not remove " + name + " in " + folder + ": " + status.message();
+}
+
+Result<std::vector<SweptFolder>> SweepPartialFolders(const std::string& folder) {
+  std::vector<std::string> names;
+  // Never through a symlink, as Begin never writes through one.
+  const int fd = OpenFolder(folder);
+  if (fd < 0) {
+    if (errno == ENOENT || errno == ENOTDIR || errno == ELOOP) return std::vector<SweptFolder>();
+    return Status::IOError("open " + folder, errno);
+  }
+  DIR* listing = fdopendir(fd);
+  if (listing == nullptr) {
+    Status status = Status::IOError("fdopendir " + folder, errno);
+    close(fd);
+    return status;
+  }
+  while (dirent* entry = readdir(listing)) {
+    if (IsPartialFolderName(entry->d_name)) names.push_back(entry->d_name);
+  }
+  closedir(listing);
+  std::sort(names.begin(), names.end());
+  std::vector<SweptFolder> swept;
+  for (const std::string& name : names) {
+    std::optional<Status> status = SweepOne(folder + "/" + name);
+    if (status) swept.push_back(SweptFolder{folder, name, *status});
+  }
+  return swept;
+}
 
 Result<FreshDirectory> FreshDirectory::Begin(const std::string& final_path) {
   if (final_path.empty()) return Status::Usage("an output directory needs a name");
@@ -62,17 +147,40 @@ Result<FreshDirectory> FreshDirectory::Begin(const std::string& final_path) {
   std::random_device random;
   for (int attempt = 0; attempt < 16; ++attempt) {
     std::string partial =
-        parent + "/." + name + ".partial-" + std::to_string(random() % 1000000000);
-    if (mkdir(partial.c_str(), kFolderMode) == 0) {
-      // mkdir applies the umask, which can only take bits away; chmod makes the mode exact.
-      if (chmod(partial.c_str(), kFolderMode) != 0) {
-        Status status = Status::IOError("chmod " + partial, errno);
-        rmdir(partial.c_str());
-        return status;
-      }
-      return FreshDirectory(final_path, partial);
+        parent + "/." + name + kPartialMarker + std::to_string(random() % 1000000000);
+    if (mkdir(partial.c_str(), kFolderMode) != 0) {
+      if (errno == EEXIST) continue;
+      return Status::IOError("mkdir " + partial, errno);
     }
-    if (errno != EEXIST) return Status::IOError("mkdir " + partial, errno);
+    const int fd = OpenFolder(partial);
+    if (fd < 0) {
+      if (errno == ENOENT) continue;  // swept before it was locked
+      Status status = Status::IOError("open " + partial, errno);
+      rmdir(partial.c_str());
+      return status;
+    }
+    // Blocks only while a sweep that found the folder unlocked holds it, to remove it.
+    int locked;
+    while ((locked = flock(fd, LOCK_EX)) != 0 && errno == EINTR) {
+    }
+    if (locked != 0) {
+      Status status = Status::IOError("flock " + partial, errno);
+      close(fd);
+      rmdir(partial.c_str());
+      return status;
+    }
+    if (!StillAt(fd, partial)) {  // swept before it was locked
+      close(fd);
+      continue;
+    }
+    // mkdir applies the umask, which can only take bits away; chmod makes the mode exact.
+    if (fchmod(fd, kFolderMode) != 0) {
+      Status status = Status::IOError("chmod " + partial, errno);
+      rmdir(partial.c_str());
+      close(fd);
+      return status;
+    }
+    return FreshDirectory(final_path, partial, fd);
   }
   return Status::IOError("mkdir a partial folder beside " + final_path, EEXIST);
 }
@@ -80,11 +188,18 @@ Result<FreshDirectory> FreshDirectory::Begin(const std::string& final_path) {
 FreshDirectory::FreshDirectory(FreshDirectory&& other) noexcept
     : final_path_(std::move(other.final_path_)),
       partial_path_(std::move(other.partial_path_)),
+      lock_fd_(other.lock_fd_),
       done_(other.done_) {
+  other.lock_fd_ = -1;
   other.done_ = true;
 }
 
-FreshDirectory::~FreshDirectory() = default;
+FreshDirectory::~FreshDirectory() { Unlock(); }
+
+void FreshDirectory::Unlock() {
+  if (lock_fd_ >= 0) close(lock_fd_);
+  lock_fd_ = -1;
+}
 
 Status FreshDirectory::MakeSubdirectory(const std::string& relative) {
   if (!SafeRelative(relative)) return Status::Internal("unsafe relative path " + relative);
@@ -122,6 +237,8 @@ Status FreshDirectory::Commit() {
     return Status::IOError("rename " + partial_path_ + " to " + final_path_, errno);
   }
   done_ = true;
+  // Renamed under the lock: a sweep never sees the partial name free while the folder is there.
+  Unlock();
   return SyncFolder(DirName(final_path_));
 }
 
@@ -129,6 +246,7 @@ void FreshDirectory::Abandon() {
   if (done_) return;
   std::error_code ignored;
   std::filesystem::remove_all(partial_path_, ignored);
+  Unlock();
   done_ = true;
 }
 

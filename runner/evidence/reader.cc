@@ -8,6 +8,7 @@
 #include <optional>
 
 #include "core/file.h"
+#include "core/fresh_directory.h"
 #include "evidence/layout.h"
 
 namespace ratchet {
@@ -120,15 +121,7 @@ void ReadContents(const std::string& dir, EvidenceSummary* summary) {
 
 }  // namespace
 
-bool IsPartialEvidence(const std::string& dir) {
-  const std::string name = BaseName(dir);
-  const std::string marker = ".partial-";
-  size_t at = name.rfind(marker);
-  if (name.size() < 2 || name[0] != '.' || at == std::string::npos || at < 2) return false;
-  const std::string digits = name.substr(at + marker.size());
-  return !digits.empty() &&
-         std::all_of(digits.begin(), digits.end(), [](char c) { return c >= '0' && c <= '9'; });
-}
+bool IsPartialEvidence(const std::string& dir) { return IsPartialFolderName(BaseName(dir)); }
 
 std::vector<std::string> FindPartialEvidence(const std::string& final_dir) {
   std::vector<std::string> found;

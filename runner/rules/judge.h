@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "core/status.h"
+#include "rules/rule_ids.h"
 #include "rules/rule_set.h"
 
 namespace ratchet {
@@ -23,20 +24,11 @@ struct Call {
   double overhead_ms = 0;  // what the same round trip costs with the empty method, in this worker
 };
 
-// A broken rule: its stable id (docs/rules.md lists them) and a message with the numbers.
+// A broken rule: its stable id (rules/rule_ids.h) and a message with the numbers.
 struct Problem {
   std::string rule;
   std::string message;
 };
-
-// Rule ids of the judge, in the order its checks run.
-inline constexpr const char kRuleTimingCall[] = "timing-call";
-inline constexpr const char kRuleTimingGroup[] = "timing-group";
-inline constexpr const char kRuleAccuracy[] = "accuracy";
-inline constexpr const char kRuleDrawFloor[] = "draw-floor";
-inline constexpr const char kRuleHoldout[] = "holdout";
-inline constexpr const char kRuleDispersionSlow[] = "dispersion-slow";
-inline constexpr const char kRuleDispersionFast[] = "dispersion-fast";
 
 struct Judgement {
   std::vector<Problem> problems;  // empty: the run qualifies

@@ -14,11 +14,11 @@
 #include "core/canonical_json.h"
 #include "core/status.h"
 #include "protocol/worker_channel.h"
+#include "rules/rule_ids.h"
 
 namespace ratchet {
 
-// A call that cannot be scored: `rule` is a rule id (crash, timeout, import, output, memory,
-// processes, disk, ...).
+// A call that cannot be scored: `rule` is one of the run loop's rule ids (kRunLoopRules).
 // `harness` marks failures that are ratchet's or the machine's, never the method's (exit 3).
 struct CallFailure {
   std::string rule;

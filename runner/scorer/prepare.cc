@@ -10,6 +10,7 @@
 #include "core/file.h"
 #include "core/sha256.h"
 #include "rules/pyformat.h"
+#include "rules/rule_ids.h"
 #include "sandbox/view.h"
 #include "scorer/sandboxed_command.h"
 #include "scorer/worker_process.h"
@@ -17,7 +18,9 @@
 namespace ratchet {
 namespace {
 
-CallFailure SourceFailure(std::string message) { return CallFailure{"source", std::move(message)}; }
+CallFailure SourceFailure(std::string message) {
+  return CallFailure{kRuleSource, std::move(message)};
+}
 
 // The source file a compile reads, under a fixed name beside the library it writes.
 constexpr char kNativeSourceFile[] = "submission/method.cpp";
@@ -261,25 +264,27 @@ Status BuildNative(const std::string& path, const std::string& source, const Rul
       CompilerMessagesOfSubmission(run->output, kNativeSourceFile, BaseName(path));
   // A limit the compile went past names the rule, whatever else failed with it.
   if (run->memory_hit) {
-    prepared->failure =
-        CallFailure{"compile-memory", BaseName(path) + " went past the compile's memory limit of " +
-                                          FormatBytes(limits.compile_memory_bytes) +
-                                          " (sandbox.compile_memory_bytes):\n" + messages};
+    prepared->failure = CallFailure{kRuleCompileMemory,
+                                    BaseName(path) + " went past the compile's memory limit of " +
+                                        FormatBytes(limits.compile_memory_bytes) +
+                                        " (sandbox.compile_memory_bytes):\n" + messages};
   } else if (run->timed_out) {
-    prepared->failure = CallFailure{"compile-time", BaseName(path) + " took the compile past its " +
-                                                        std::to_string(limits.compile_s) +
-                                                        " s (sandbox.compile_s):\n" + messages};
+    prepared->failure =
+        CallFailure{kRuleCompileTime, BaseName(path) + " took the compile past its " +
+                                          std::to_string(limits.compile_s) +
+                                          " s (sandbox.compile_s):\n" + messages};
   } else if (run->file_size_hit ||
              DriverSaysFileSizeExceeded(run->output, BaseName(command.argv[0]))) {
-    prepared->failure = CallFailure{
-        "compile-output", BaseName(path) + " made the compile write a file of " +
-                              FormatBytes(limits.compile_output_bytes) +
-                              " (sandbox.compile_output_bytes, the largest allowed):\n" + messages};
+    prepared->failure =
+        CallFailure{kRuleCompileOutput,
+                    BaseName(path) + " made the compile write a file of " +
+                        FormatBytes(limits.compile_output_bytes) +
+                        " (sandbox.compile_output_bytes, the largest allowed):\n" + messages};
   } else if (run->processes_hit) {
     prepared->failure =
-        CallFailure{"processes", BaseName(path) + " made the compile reach its limit of " +
-                                     std::to_string(limits.processes) +
-                                     " processes and threads (sandbox.processes):\n" + messages};
+        CallFailure{kRuleProcesses, BaseName(path) + " made the compile reach its limit of " +
+                                        std::to_string(limits.processes) +
+                                        " processes and threads (sandbox.processes):\n" + messages};
   } else if (run->exit_code != 0) {
     prepared->failure = SourceFailure(BaseName(path) + " does not compile:\n" + messages);
   }

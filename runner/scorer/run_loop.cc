@@ -5,6 +5,7 @@
 
 #include "core/clock.h"
 #include "rules/pyformat.h"
+#include "rules/rule_ids.h"
 #include "sandbox/policy.h"
 #include "scorer/run_loop_internal.h"
 
@@ -78,8 +79,8 @@ Result<RunOutcome> RunLoop::Run() {
     if (SecondsSince(run_started_) > rules_.limits.run_max_s) {
       EndRun();
       outcome_.failure =
-          CallFailure{"run-time", "the run took more than " +
-                                      std::to_string(rules_.limits.run_max_s / 60) + " minutes"};
+          CallFailure{kRuleRunTime, "the run took more than " +
+                                        std::to_string(rules_.limits.run_max_s / 60) + " minutes"};
       return std::move(outcome_);
     }
     const Flow flow = ScoreCall(index);
@@ -211,7 +212,8 @@ RunLoop::Flow RunLoop::ResumePrepared(CallState& call) {
   }
   Status thawed = call.worker->Freeze(false, /*whole_uid=*/true);
   if (!thawed.ok()) {
-    return Fail(call, CallFailure{"crash", thawed.Annotate("thawing the worker").message(), true});
+    return Fail(call,
+                CallFailure{kRuleCrash, thawed.Annotate("thawing the worker").message(), true});
   }
   call.Step("thawed");
   return Flow::kGoOn;
@@ -237,7 +239,7 @@ RunLoop::Flow RunLoop::MeetWorker(CallState& call) {
   // stopped) is gone before this call's calibration.
   if (!finishing_.empty() && (!isolated_ || finishing_.AnyKilled())) finishing_.Finish();
   if (!RunsAsItsUid(hello, worker, isolated_)) {
-    return Fail(call, CallFailure{"crash",
+    return Fail(call, CallFailure{kRuleCrash,
                                   "the worker does not run as its sandbox user (uid " +
                                       std::to_string(worker.uid()) + ")",
                                   true});
@@ -290,10 +292,10 @@ RunLoop::Flow RunLoop::TimedCall(CallState& call) {
   CallRecord& record = call.record;
   // The harness's failures from here on keep this call as attempted, its log with it.
   if (!call.timed.ok()) {
-    return Fail(call, CallFailure{"crash", call.timed.status().message(), /*harness=*/true});
+    return Fail(call, CallFailure{kRuleCrash, call.timed.status().message(), /*harness=*/true});
   }
   if (!call.ahead_started.ok()) {
-    return Fail(call, CallFailure{"crash", call.ahead_started.message(), /*harness=*/true});
+    return Fail(call, CallFailure{kRuleCrash, call.ahead_started.message(), /*harness=*/true});
   }
   const Draw& timed = *call.timed;
   // The inputs' sha256 goes into the evidence.
@@ -332,7 +334,7 @@ RunLoop::Flow RunLoop::TimedCall(CallState& call) {
   if (result.ms > rules_.limits.max_call_ms) {
     return Fail(
         call,
-        CallFailure{"timeout",
+        CallFailure{kRuleTimeout,
                     "a call took " + FormatFixed(result.ms, 0, true) + " ms; the limit is " +
                         FormatGrouped(static_cast<int64_t>(rules_.limits.max_call_ms)) + " ms"});
   }
@@ -383,7 +385,7 @@ RunLoop::Flow RunLoop::Fail(CallState& call, CallFailure failure) {
   CallRecord& record = call.record;
   // A limit the worker reached is what ended the call, whatever failed with it (a malformed
   // result, a deadline, a step of the harness): read before Close() removes its folder.
-  if (failure.rule != "memory" && failure.rule != "processes" && failure.rule != "disk") {
+  if (failure.rule != kRuleMemory && failure.rule != kRuleProcesses && failure.rule != kRuleDisk) {
     if (std::optional<CallFailure> limit = worker.LimitHit()) {
       limit->message += "\n(then: " + failure.message + ")";
       failure = *limit;
@@ -433,7 +435,7 @@ RunLoop::Flow RunLoop::HarnessError(CallState& call, const Status& status) {
   }
   EndRun();
   outcome_.harness_failure = CallFailure{
-      "crash",
+      kRuleCrash,
       "the harness could not run call " + std::to_string(call.index + 1) + ": " + status.message(),
       /*harness=*/true};
   return Flow::kEnded;
@@ -449,7 +451,7 @@ void RunLoop::EndRun() {
 std::optional<CallFailure> RunLoop::Freeze(bool stop) {
   Status status = ahead_.Freeze(stop);
   if (status.ok()) return std::nullopt;
-  return CallFailure{"crash", status.message(), /*harness=*/true};
+  return CallFailure{kRuleCrash, status.message(), /*harness=*/true};
 }
 
 std::optional<CallFailure> RunLoop::Calibrate(CallWorker& worker, double* overhead_ms,

@@ -1,6 +1,7 @@
 #include <algorithm>
 #include <thread>
 
+#include "rules/rule_ids.h"
 #include "sandbox/policy.h"
 #include "scorer/run_loop.h"
 #include "scorer/run_loop_internal.h"
@@ -59,7 +60,7 @@ void RunLoop::TryPair(CallState& call, std::optional<Result<MemoryReading>>* mem
   std::optional<CallFailure> failure;
   Frame hello;
   if (!thawed.ok()) {
-    failure = CallFailure{"crash", thawed.message(), true};
+    failure = CallFailure{kRuleCrash, thawed.message(), true};
   } else if (next.hello) {
     hello = std::move(*next.hello);
   } else {
@@ -154,7 +155,7 @@ RunLoop::Flow RunLoop::LoadAndWarmUp(CallState& call) {
     // Stopped, every process of its uid, until its own call.
     Status stopped = prepared_->worker->Freeze(true, /*whole_uid=*/true);
     if (stopped.ok()) stopped = prepared_->worker->AwaitFrozen(kFreezeTimeoutS, true);
-    if (!stopped.ok()) joined.failed = CallFailure{"crash", stopped.message(), true};
+    if (!stopped.ok()) joined.failed = CallFailure{kRuleCrash, stopped.message(), true};
   }
   if (paired_now && (joined.failed || warm_failed)) {
     const Flow flow = AfterPairFailed(call, warm_failed, joined.failed, &joined);
@@ -182,7 +183,7 @@ void RunLoop::WhileWarming(CallState& call, JoinedWarmUp* joined,
       prepared_->steps["loaded"] = MsSince(prepared_->call_started_ns);
       joined->warm = make_draw_(its.warmup_dataset, its.warmup_draw_index);
       if (!joined->warm->ok()) {
-        joined->failed = CallFailure{"crash", joined->warm->status().message(), true};
+        joined->failed = CallFailure{kRuleCrash, joined->warm->status().message(), true};
       }
     }
     if (!joined->failed) {
@@ -245,7 +246,7 @@ RunLoop::Flow RunLoop::AfterPairFailed(CallState& call, std::optional<CallFailur
     ahead_.PutFront(std::move(back));
   };
   if (prepared_) {
-    const CallFailure why = joined_failed ? *joined_failed : CallFailure{"crash", "", true};
+    const CallFailure why = joined_failed ? *joined_failed : CallFailure{kRuleCrash, "", true};
     give_back(std::move(prepared_->worker), prepared_->spawned_ns, why,
               joined_failed
                   ? "it could not warm up beside call " + std::to_string(index + 1) + "'s: "

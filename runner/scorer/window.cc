@@ -8,6 +8,7 @@
 #include <cstring>
 
 #include "rules/judge.h"
+#include "rules/rule_ids.h"
 
 namespace ratchet {
 
@@ -99,7 +100,7 @@ std::optional<CallFailure> RunWindow(WorkerProcess& worker, const WindowRequest&
   if (staging &&
       (staging->train_x.size() != train_x.size() || staging->train_y.size() != train_y.size() ||
        staging->test_x.size() != test_x.size())) {
-    return CallFailure{"crash", "the staging area does not have the draw's shapes", true};
+    return CallFailure{kRuleCrash, "the staging area does not have the draw's shapes", true};
   }
   if (staging) {
     std::copy(train_x.begin(), train_x.end(), staging->train_x.begin());
@@ -112,7 +113,7 @@ std::optional<CallFailure> RunWindow(WorkerProcess& worker, const WindowRequest&
                                        staging->test_x.data(), staging->test_x.size())
               : worker.buffer().Pieces(train_x.data(), train_x.size(), train_y.data(),
                                        train_y.size(), test_x.data(), test_x.size());
-  if (!pieces.ok()) return CallFailure{"crash", pieces.status().message(), /*harness=*/true};
+  if (!pieces.ok()) return CallFailure{kRuleCrash, pieces.status().message(), /*harness=*/true};
   const int64_t staged_ns = MonotonicNs();
   if (request.copy_threads) request.copy_threads->Arm();
   const int64_t opened_ns = MonotonicNs();
@@ -146,7 +147,7 @@ std::optional<CallFailure> RunWindow(WorkerProcess& worker, const WindowRequest&
   auto ms = reply.header.find("ms");
   if (ms == reply.header.end() || !ms->is_number() || !std::isfinite(ms->get<double>()) ||
       ms->get<double>() < 0 || reply.payload.size() != static_cast<size_t>(test_rows)) {
-    return CallFailure{"crash",
+    return CallFailure{kRuleCrash,
                        "the method's process sent a malformed result while " + request.doing};
   }
   result->ms = ms->get<double>();

@@ -17,6 +17,7 @@
 #include <thread>
 
 #include "core/file.h"
+#include "rules/rule_ids.h"
 #include "sandbox/reap.h"
 #include "sandbox/spawn.h"
 
@@ -310,24 +311,25 @@ std::optional<CallFailure> WorkerProcess::Failed(const Status& status, double ti
   }
   switch (channel_->last_failure()) {
     case FrameFailure::kTimeout:
-      return CallFailure{"timeout", "timed out after " +
-                                        std::to_string(static_cast<int64_t>(timeout_s)) +
-                                        " s while " + doing};
+      return CallFailure{kRuleTimeout, "timed out after " +
+                                           std::to_string(static_cast<int64_t>(timeout_s)) +
+                                           " s while " + doing};
     case FrameFailure::kClosed: {
       Close();
       if (exit_description_ == "signal " + std::to_string(SIGXFSZ)) {
-        return CallFailure{"disk", "the worker was killed for writing a file past the limit of " +
-                                       std::to_string(limits_.file_bytes) + " bytes (sandbox." +
-                                       "file_bytes) while " + doing};
+        return CallFailure{kRuleDisk,
+                           "the worker was killed for writing a file past the limit of " +
+                               std::to_string(limits_.file_bytes) + " bytes (sandbox." +
+                               "file_bytes) while " + doing};
       }
-      return CallFailure{"crash",
+      return CallFailure{kRuleCrash,
                          "the worker's process ended (" + exit_description_ + ") while " + doing};
     }
     case FrameFailure::kMalformed:
     case FrameFailure::kBadJson:
-      return CallFailure{"crash", status.message()};
+      return CallFailure{kRuleCrash, status.message()};
     default:
-      return CallFailure{"crash", status.message(), /*harness=*/true};
+      return CallFailure{kRuleCrash, status.message(), /*harness=*/true};
   }
 }
 
@@ -344,7 +346,8 @@ std::optional<CallFailure> WorkerProcess::Answered(Result<Frame> frame, double t
   };
   auto ok = header.find("ok");
   if (ok == header.end() || !ok->is_boolean()) {
-    return CallFailure{"crash", "the worker sent a reply without a boolean \"ok\" while " + doing};
+    return CallFailure{kRuleCrash,
+                       "the worker sent a reply without a boolean \"ok\" while " + doing};
   }
   if (!ok->get<bool>()) {
     if (std::optional<CallFailure> limit = LimitHit()) {
@@ -353,7 +356,9 @@ std::optional<CallFailure> WorkerProcess::Answered(Result<Frame> frame, double t
       return limit;
     }
     const std::string kind = text("kind", "method");
-    const std::string rule = kind == "import" ? "import" : kind == "output" ? "output" : "crash";
+    const std::string rule = kind == "import"   ? kRuleImport
+                             : kind == "output" ? kRuleOutput
+                                                : kRuleCrash;
     return CallFailure{rule, doing + " failed:\n" + text("error", "(no error text)")};
   }
   *reply = std::move(*frame);
@@ -432,27 +437,27 @@ std::optional<CallFailure> WorkerProcess::LimitHit() const {
   if (group_) {
     Result<GroupUsage> usage = group_->Usage();
     if (usage.ok() && usage->memory_kills > 0) {
-      return CallFailure{"memory", "the worker went past its memory limit of " +
-                                       FormatBytes(limits_.memory_bytes) +
-                                       " (sandbox.memory_bytes: its processes and the files of "
-                                       "its temporary folders), and the kernel killed it"};
+      return CallFailure{kRuleMemory, "the worker went past its memory limit of " +
+                                          FormatBytes(limits_.memory_bytes) +
+                                          " (sandbox.memory_bytes: its processes and the files of "
+                                          "its temporary folders), and the kernel killed it"};
     }
     if (usage.ok() && usage->process_refusals > 0) {
-      return CallFailure{"processes", "the worker reached its limit of " +
-                                          std::to_string(limits_.processes) +
-                                          " processes and threads at once (sandbox.processes): " +
-                                          std::to_string(usage->process_refusals) +
-                                          " forks or threads were refused"};
+      return CallFailure{kRuleProcesses,
+                         "the worker reached its limit of " + std::to_string(limits_.processes) +
+                             " processes and threads at once (sandbox.processes): " +
+                             std::to_string(usage->process_refusals) +
+                             " forks or threads were refused"};
     }
   }
   if (sandbox_uid_ && !folder_.empty() && FolderFull(folder_)) {
-    return CallFailure{"disk", "the worker filled its folder, a tmpfs of " +
-                                   FormatBytes(limits_.folder_bytes) +
-                                   " (sandbox.folder_bytes) that holds its /tmp and /dev/shm too"};
+    return CallFailure{
+        kRuleDisk, "the worker filled its folder, a tmpfs of " + FormatBytes(limits_.folder_bytes) +
+                       " (sandbox.folder_bytes) that holds its /tmp and /dev/shm too"};
   }
   if (!folder_.empty() && FileReached(folder_, static_cast<uint64_t>(limits_.file_bytes))) {
-    return CallFailure{"disk", "the worker wrote a file up to the largest size allowed, " +
-                                   FormatBytes(limits_.file_bytes) + " (sandbox.file_bytes)"};
+    return CallFailure{kRuleDisk, "the worker wrote a file up to the largest size allowed, " +
+                                      FormatBytes(limits_.file_bytes) + " (sandbox.file_bytes)"};
   }
   return std::nullopt;
 }

@@ -2,6 +2,8 @@
 
 #include <set>
 
+#include "core/file.h"
+
 namespace ratchet {
 namespace {
 
@@ -94,6 +96,10 @@ Status StatusFromJson(const Json& json) {
     if (*name == entry.name) return Status::FromCode(entry.code, *message);
   }
   return Malformed("an unknown status code " + *name);
+}
+
+std::string EvidenceFolder(const SessionOptions& options) {
+  return options.out ? DirName(*options.out) : kDefaultEvidenceFolder;
 }
 
 Json SessionOptionsToJson(const SessionOptions& options) {

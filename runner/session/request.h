@@ -33,6 +33,11 @@ struct SessionOptions {
   std::string tool_version, tool_source_sha256;
 };
 
+// The folder of the default evidence directories, relative to the current folder.
+inline constexpr char kDefaultEvidenceFolder[] = "evidence";
+// The folder the evidence directory goes into: the folder of `out`, else kDefaultEvidenceFolder.
+std::string EvidenceFolder(const SessionOptions& options);
+
 // One record to score: `spec` is FILE[:function] as `ratchet score` takes it.
 struct RecordSpec {
   std::string id;

@@ -151,11 +151,12 @@ Result<std::unique_ptr<ScoringSession>> ScoringSession::Begin(const SessionOptio
   // answered by the run, which stops at its next step and finishes the folder as interrupted.
   if (Interrupted()) return Status::Unavailable("interrupted before the evidence folder began");
   const std::string commit = RunSeedSha256(session->seed_);
-  const std::string out = options.out.value_or("evidence/" + options.out_prefix + "-" + UtcStamp() +
-                                               "-" + commit.substr(0, 8));
-  if (!options.out && !IsDirectory("evidence")) {
-    if (mkdir("evidence", 0755) != 0 && errno != EEXIST) {
-      return Status::IOError("mkdir evidence", errno);
+  const std::string folder = EvidenceFolder(options);
+  const std::string out = options.out.value_or(folder + "/" + options.out_prefix + "-" +
+                                               UtcStamp() + "-" + commit.substr(0, 8));
+  if (!options.out && !IsDirectory(folder)) {
+    if (mkdir(folder.c_str(), 0755) != 0 && errno != EEXIST) {
+      return Status::IOError("mkdir " + folder, errno);
     }
   }
   Result<EvidenceWriter> evidence = EvidenceWriter::Begin(out);

@@ -11,9 +11,11 @@
 #include "baseline/ratchet.h"
 #include "contract/contract.h"
 #include "core/canonical_json.h"
+#include "core/exit_codes.h"
 #include "core/file.h"
 #include "core/sha256.h"
 #include "evidence/manifest.h"
+#include "rules/rule_ids.h"
 #include "support/checkout.h"
 #include "support/temp_dir.h"
 
@@ -91,6 +93,38 @@ TEST(BaselineFormat, ParsesTheDocumentedShape) {
   EXPECT_DOUBLE_EQ(fast.timing.at(GpuLane()).ranked_ms, 10.0);
   EXPECT_EQ(baseline->records.at("slow").expected->broken, std::vector<std::string>{"accuracy"});
   EXPECT_EQ(baseline->lanes.at(GpuLane()).by, "a reviewer");
+}
+
+// A rule no run can break would leave the record's expected outcome one that never compares
+// equal: it is refused when the baseline is read, as bad input (exit 2), naming the file, the
+// record, the field and the id, and listing the ids there are.
+TEST(BaselineFormat, AnUnknownRuleIdIsRefused) {
+  Json doc = BaselineDoc();
+  doc["records"]["slow"]["expected"]["broken"] = {"acuracy"};
+  Status status = Parse(doc);
+  ASSERT_FALSE(status.ok());
+  EXPECT_EQ(status.code(), Status::Code::kBadInput);
+  EXPECT_EQ(ExitCodeFor(status), kExitBadInput);
+  EXPECT_EQ(status.message(),
+            "records.json: record \"slow\": field "
+            "\"records.slow.expected.broken[0]\": \"acuracy\" is not a rule "
+            "id; the rule ids are " +
+                RuleIdsText());
+  for (const char* id : {"timing-call", "dispersion-fast", "source", "compile-output"}) {
+    EXPECT_NE(status.message().find(id), std::string::npos) << id;
+  }
+
+  doc["records"]["slow"]["expected"]["broken"] = {"accuracy", "holdouts"};
+  ExpectError(doc, "field \"records.slow.expected.broken[1]\": \"holdouts\" is not a rule id");
+  doc["records"]["slow"]["expected"]["broken"] = {7};
+  ExpectError(doc, "field \"records.slow.expected.broken[0]\": must be a rule id, a string");
+  // Every id of the judge and of the run loop is taken.
+  std::vector<std::string> all(std::begin(kJudgeRules), std::end(kJudgeRules));
+  all.insert(all.end(), std::begin(kRunLoopRules), std::end(kRunLoopRules));
+  for (const std::string& id : all) {
+    doc["records"]["slow"]["expected"]["broken"] = {id};
+    EXPECT_TRUE(Parse(doc).ok()) << id << ": " << Parse(doc).message();
+  }
 }
 
 TEST(BaselineFormat, OneSpellingRoundTrips) {

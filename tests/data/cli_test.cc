@@ -269,6 +269,23 @@ TEST(DataCli, DrawOfAnAbsentDatasetIsUnavailable) {
   }
 }
 
+// A partial folder a killed draw left (no process holds its lock) is removed, and said so, by the
+// next draw into the same folder before it begins: this one then fails, its dataset absent.
+TEST(DataCli, DrawRemovesThePartialFolderAKilledDrawLeft) {
+  TempDir dir;
+  std::filesystem::create_directories(dir / "empty");
+  std::filesystem::create_directories(dir / ".out.partial-42/hidden");
+  ASSERT_TRUE(WriteFileAtomic(dir / ".out.partial-42/hidden/test_y.i64", "secret").ok());
+  BinaryRun run = RunIsolated(dir, {"draw", "--dataset", "kmnist", "--seed", kZeroSeed, "--index",
+                                    "0", "--out", dir / "out", "--data", dir / "empty"});
+  EXPECT_EQ(run.exit_code, 3) << run.err;
+  EXPECT_EQ(run.out, "removed .out.partial-42 in " + dir.path() +
+                         ": a partial folder left by a process that was killed before it "
+                         "finished\n");
+  EXPECT_FALSE(PathExists(dir / ".out.partial-42"));
+  EXPECT_TRUE(PathExists(dir / "empty"));
+}
+
 TEST(DataCli, DrawWritesTheFolder) {
   std::optional<std::string> folder = datatest::RealDataFolder();
   if (!folder)

@@ -23,6 +23,7 @@
 #include "contract/python.h"
 #include "core/canonical_json.h"
 #include "core/file.h"
+#include "core/fresh_directory.h"
 #include "evidence/reader.h"
 #include "rules/rule_set.h"
 #include "sandbox/policy.h"
@@ -496,6 +497,57 @@ TEST(ScoreCommandTest, AnInterruptedRunIsFinalizedAsInterrupted) {
   EXPECT_FALSE(evidence->complete);
   EXPECT_FALSE(PathExists(out + "/seed.reveal"));
   EXPECT_TRUE(ProcessesOfUser(65534).empty());
+}
+
+// A scorer killed while it wrote its evidence (SIGKILL, power loss) leaves the hidden partial
+// folder. The next `ratchet score` into the same folder removes it before its scorer begins and
+// says so; it keeps a partial folder that a live process is still writing, finished evidence,
+// and every other file beside it.
+TEST(ScoreCommandTest, TheNextScoreRemovesThePartialFolderOfAKilledRun) {
+  TempDir dir;
+  const std::string out = dir / "ev";
+  // The evidence of a run into `out` whose process was killed before it finished.
+  const pid_t killed = fork();
+  ASSERT_GE(killed, 0);
+  if (killed == 0) {
+    Result<FreshDirectory> fresh = FreshDirectory::Begin(out);
+    if (fresh.ok() && fresh->WriteFile("seed.commit", "a run that was killed").ok()) {
+      raise(SIGKILL);
+    }
+    _exit(1);
+  }
+  int status = 0;
+  ASSERT_EQ(waitpid(killed, &status, 0), killed);
+  ASSERT_TRUE(WIFSIGNALED(status));
+  std::string left;
+  for (const auto& entry : std::filesystem::directory_iterator(dir.path())) {
+    if (entry.path().filename().string().rfind(".ev.partial-", 0) == 0) {
+      left = entry.path().filename().string();
+    }
+  }
+  ASSERT_FALSE(left.empty());
+  Result<FreshDirectory> live = FreshDirectory::Begin(dir / "written-now");
+  ASSERT_TRUE(live.ok());
+  ASSERT_EQ(mkdir((dir / "finished").c_str(), 0700), 0);
+  ASSERT_TRUE(WriteFileAtomic(dir / "finished/MANIFEST.json", "{}").ok());
+  ASSERT_TRUE(WriteFileAtomic(dir / ".notes", "mine").ok());
+
+  BinaryRun run = RunRatchet({"score", SourceDir() + "/baselines/submissions/ncm.py", "--band",
+                              "3000", "--rules", FastRules(dir), "--out", out});
+  // The first line of its output, before anything of the scorer's.
+  EXPECT_EQ(run.out.rfind("removed " + left + " in " + dir.path() +
+                              ": a partial folder left by a process that was killed before it "
+                              "finished\n",
+                          0),
+            0u)
+      << run.out << run.err;
+  EXPECT_FALSE(PathExists(dir / left));
+  EXPECT_TRUE(PathExists(live->partial_path()));
+  EXPECT_TRUE(PathExists(dir / "finished/MANIFEST.json"));
+  EXPECT_TRUE(PathExists(dir / ".notes"));
+  if (HavePython()) {
+    EXPECT_TRUE(ScoredToTheEnd(run, out));
+  }
 }
 
 }  // namespace
