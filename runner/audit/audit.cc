@@ -59,7 +59,9 @@ Result<AuditResult> Audit(const std::string& path, const AuditOptions& options) 
   if (stat(path.c_str(), &info) != 0 || S_ISDIR(info.st_mode)) {
     // A folder, or nothing at all: the evidence reader says which, and names a partial folder
     // that a stopped run left under the name.
-    EvidenceAuditOptions evidence{options.rules_path, std::nullopt, options.data_dir};
+    EvidenceAuditOptions evidence;
+    evidence.rules_path = options.rules_path;
+    evidence.data_dir = options.data_dir;
     if (options.submission) {
       return Status::Usage("--submission names the file of a reference record; " + path +
                            " is not a record file");
