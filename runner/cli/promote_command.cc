@@ -1,5 +1,6 @@
-// `ratchet promote`: writes reviewed outcomes into a baseline, only from complete evidence whose
-// manifest verifies and that was compared with this very baseline, with a reviewer and a reason.
+// `ratchet promote`: writes reviewed outcomes into a baseline, with a reviewer and a reason, only
+// from evidence that `ratchet audit` lets stand and that was compared with this very baseline; what
+// it writes is what the audit re-derives, and the run's comparison is made again and must agree.
 #include <sys/stat.h>
 
 #include <algorithm>
