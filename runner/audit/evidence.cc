@@ -227,7 +227,20 @@ Status AuditEvidence(const std::string& dir, const EvidenceAuditOptions& options
   if (!summary.ok()) return summary.status();
   const ContractView contract(summary->contract);
   Result<RuleSet> rules = RulesForEvidence(contract, options, result);
-  if (!rules.ok()) return rules.status();
+  if (!rules.ok()) {
+    // A contract.json changed after the run may lock a rule set nobody has: that it no longer
+    // matches its manifest is the finding, not a rule set to give.
+    const bool contract_changed =
+        std::any_of(summary->findings.begin(), summary->findings.end(),
+                    [](const EvidenceFinding& f) { return f.file == kContractFile; });
+    if (!contract_changed) return rules.status();
+    result->format = "a ratchet evidence directory (status " + summary->status + ")";
+    for (const EvidenceFinding& finding : summary->findings) {
+      result->Breaks(finding.file, finding.problem);
+    }
+    result->Note(kContractFile, "no run was re-judged: " + rules.status().message());
+    return Status::Ok();
+  }
   Result<std::vector<FolderItem>> items = ScanFolder(dir);
   if (!items.ok()) return items.status();
 
@@ -369,11 +382,13 @@ Status AuditEvidence(const std::string& dir, const EvidenceAuditOptions& options
   }
   std::optional<std::string> sandbox = reader.String(report, "", "sandbox");
   const Json observed_sandbox = contract.sandbox().found_or_null();
-  if (sandbox && observed_sandbox.is_string() &&
-      (*sandbox == "full") != (observed_sandbox.get<std::string>() == "full")) {
+  // A "full" report needs a contract that observed the full sandbox: without it, nothing says
+  // the workers ran in one.
+  if (sandbox && (*sandbox == "full") != (observed_sandbox == Json("full"))) {
     result->Breaks(std::string(kReportFile) + ": sandbox",
                    Quoted(*sandbox) + ", but contract.json's observed.sandbox is " +
-                       Quoted(observed_sandbox.get<std::string>()));
+                       (observed_sandbox.is_string() ? Quoted(observed_sandbox.get<std::string>())
+                                                     : JsonShown(observed_sandbox)));
   }
   // The rule set `ratchet run` names in the report is the one the contract locks.
   const Json ratchet_part = report.value("ratchet", Json());

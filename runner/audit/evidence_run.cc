@@ -1,6 +1,7 @@
 #include "audit/evidence_run.h"
 
 #include <algorithm>
+#include <map>
 #include <set>
 #include <tuple>
 
@@ -14,6 +15,7 @@
 #include "evidence/run_files.h"
 #include "rules/judge.h"
 #include "rules/rule_ids.h"
+#include "sandbox/policy.h"
 #include "scorer/draw_source.h"
 #include "scorer/plan.h"
 
@@ -144,6 +146,60 @@ void CheckCallsRanOnTheLane(const EvidenceContext& context, const std::vector<Ca
               ": the calls did not run on the lane the contract names");
     }
   }
+  // Under the full sandbox every worker said so itself: a sandbox uid, no_new_privs, and seccomp
+  // in filter mode (2).
+  if (contract.sandbox().found_or_null() != Json("full")) return;
+  size_t differing = 0, first = 0;
+  Json found;
+  for (size_t i = 0; i < calls.size(); ++i) {
+    if (stopped && i + 1 == calls.size()) continue;
+    const Json& hello = calls[i].worker;
+    const Json said = hello.is_object() ? hello.value("sandbox", Json()) : Json();
+    const Json uid = said.is_object() ? said.value("uid", Json()) : Json();
+    const bool sandbox_uid =
+        uid.is_number_integer() &&
+        std::find(std::begin(kWorkerUids), std::end(kWorkerUids), uid.get<int64_t>()) !=
+            std::end(kWorkerUids);
+    const bool confined = said.is_object() && said.value("no_new_privs", Json()) == Json(1) &&
+                          said.value("seccomp", Json()) == Json(2);
+    if (!sandbox_uid || !confined) {
+      if (differing++ == 0) {
+        first = i;
+        found = said;
+      }
+    }
+  }
+  if (differing > 0) {
+    result->Breaks(calls_file + ": " + JoinPath(JoinPath("calls", first), "worker") + ".sandbox",
+                   JsonShown(found) +
+                       (differing > 1 ? " (and in " + std::to_string(differing - 1) + " more calls)"
+                                      : std::string()) +
+                       ", but contract.json observed the full sandbox, where a worker runs as a "
+                       "sandbox uid with no_new_privs 1 and seccomp 2");
+  }
+}
+
+// Every call's draw (and its warm-up's) comes from a dataset contract.json locks: the scorer
+// draws only from datasets it found and hashed. A lock set to null after the run would otherwise
+// leave the labels unchecked.
+void CheckCallsDrewFromLockedDatasets(const ContractView& contract,
+                                      const std::vector<CallEntry>& calls,
+                                      const std::string& calls_file, AuditResult* result) {
+  std::map<std::string, std::pair<size_t, size_t>> unlocked;  // dataset: first call, count
+  for (size_t i = 0; i < calls.size(); ++i) {
+    for (const std::string& dataset : {calls[i].dataset, calls[i].warmup_dataset}) {
+      if (dataset.empty() || contract.locked_dataset(dataset).found_or_null().is_object()) continue;
+      auto [it, added] = unlocked.emplace(dataset, std::make_pair(i, size_t{0}));
+      ++it->second.second;
+    }
+  }
+  for (const auto& [dataset, where] : unlocked) {
+    result->Breaks(calls_file + ": " + JoinPath("calls", where.first),
+                   std::to_string(where.second) + (where.second == 1 ? " draw" : " draws") + " from " +
+                       dataset + ", which contract.json does not lock (locked.datasets." + dataset +
+                       " is " + JsonShown(contract.locked_dataset(dataset).found_or_null()) +
+                       "): the scorer draws only from a dataset it locked");
+  }
 }
 
 }  // namespace
@@ -224,7 +280,10 @@ Result<RunOutcomeFacts> AuditRun(EvidenceContext& context, const RecordFacts& re
 
   const bool harness_failure = judge && judge->harness_failure;
   const bool stopped = judge && judge->failed_call;
-  if (calls) CheckCallsRanOnTheLane(context, *calls, calls_file, stopped, result);
+  if (calls) {
+    CheckCallsRanOnTheLane(context, *calls, calls_file, stopped, result);
+    CheckCallsDrewFromLockedDatasets(ContractView(context.contract), *calls, calls_file, result);
+  }
   if (harness_failure) {
     result->Breaks(judge_file + ": harness_failure",
                    "the harness could not run the method: " +

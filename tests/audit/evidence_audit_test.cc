@@ -331,6 +331,9 @@ TEST_F(EvidenceAuditTest, APartialSandboxIsNotOfficial) {
   ASSERT_TRUE(EditJsonAndRemanifest(Evidence(), kReportFile, [](Json& report) {
                 report["sandbox"] = "partial: not root";
               }).ok());
+  ASSERT_TRUE(EditJsonAndRemanifest(Evidence(), kContractFile, [](Json& contract) {
+                contract["observed"]["sandbox"] = "partial";
+              }).ok());
   const AuditResult result = AuditOk(Evidence());
   EXPECT_EQ(result.verdict(), AuditVerdict::kStands) << Findings(result);
   EXPECT_EQ(VerdictLine(result).rfind(

@@ -85,14 +85,16 @@ Status WriteScoring(EvidenceWriter& writer, const RuleSet& rules, const FixtureO
                     const FixtureRecord& record, bool rerun, int first_run, int64_t band_bp,
                     std::vector<ReportRun>* runs, std::vector<double>* ranked, bool* qualified,
                     std::set<std::string>* broken) {
-  const std::vector<LocatedDataset> located =
-      options.lock_datasets ? Located() : std::vector<LocatedDataset>{};
+  const std::vector<LocatedDataset>& located = Located();
   const RunSeed seed = FixtureSeed();
   const int count = rerun ? record.rerun_runs : record.runs;
   const double base = rerun && record.rerun_ms > 0 ? record.rerun_ms : record.ms;
   const std::string& breaks = rerun ? record.rerun_breaks : record.breaks;
   const bool gpu = options.device_kind == "cuda";
   Json hello = {{"device", options.device_kind}};
+  if (options.sandbox == "full") {
+    hello["sandbox"] = {{"uid", 65534}, {"no_new_privs", 1}, {"seccomp", 2}};
+  }
   if (gpu) {
     hello["device_name"] = options.device_name;
     if (options.device_uuid) hello["uuid"] = *options.device_uuid;
@@ -212,13 +214,16 @@ Json FixtureLocked(const FixtureOptions& options) {
   Result<RuleSet> rules = LoadRuleSet(options.rules);
   Json datasets = Json::object();
   for (const LocatedDataset& d : Located()) {
-    datasets[d.name] = d.present && options.lock_datasets ? Json{{"images_sha256", d.images_sha256},
-                                                                 {"labels_sha256", d.labels_sha256}}
-                                                          : Json();
+    // A dataset not here is locked as absent (null), as the scorer locks it; its calls' labels
+    // are made up, and the audit finds calls drawn from a dataset the contract does not lock.
+    datasets[d.name] = d.present ? Json{{"images_sha256", d.images_sha256},
+                                        {"labels_sha256", d.labels_sha256}}
+                                 : Json();
   }
   return Json{
       {"rules", {{"id", rules.ok() ? rules->id : ""}, {"sha256", rules.ok() ? rules->sha256 : ""}}},
-      {"datasets", datasets}};
+      {"datasets", datasets},
+      {"sandbox", {{"uid", 65534}}}};
 }
 
 Status WriteFixture(const std::string& dir, const FixtureOptions& options) {
@@ -234,7 +239,8 @@ Status WriteFixture(const std::string& dir, const FixtureOptions& options) {
   Json contract = {{"schema", "ratchet.contract/1"},
                    {"locked", FixtureLocked(options)},
                    {"lane", FixtureLane(options)}};
-  if (gpu && options.device_uuid) contract["observed"] = {{"device_uuid", *options.device_uuid}};
+  contract["observed"] = {{"sandbox", options.sandbox == "full" ? "full" : "partial"}};
+  if (gpu && options.device_uuid) contract["observed"]["device_uuid"] = *options.device_uuid;
   RATCHET_RETURN_IF_ERROR(writer->WriteJson(kContractFile, contract));
   RATCHET_RETURN_IF_ERROR(writer->CommitSeed(RunSeedSha256(seed)));
 

@@ -42,9 +42,6 @@ struct FixtureOptions {
   std::string device_name = "NVIDIA H200";
   std::optional<std::string> device_uuid = "GPU-12345678-aaaa-bbbb-cccc-1234567890ab";
   std::string status = "complete";  // how the writer finishes
-  // false: every dataset is locked as not here (null) and the labels are made up, so that no
-  // audit re-counts them and no draw is made (fast, for tests that are not about labels).
-  bool lock_datasets = true;
   // The rule set it is scored under, as --rules takes it (nullopt: the default), locked in its
   // contract.json.
   std::optional<std::string> rules;

@@ -667,5 +667,73 @@ TEST(TamperBundledTest, ARunRemovedConsistentlyLeavesAClaimOfFewerRuns) {
       << VerdictLine(result);
 }
 
+// The contract's observation of the full sandbox deleted, or a worker's hello made to say it ran
+// without one, with the manifest resealed: the report's "full" no longer rests on anything, and
+// the official claim does not stand. Tried on the bundled baseline's H200 evidence.
+TEST(TamperBundledTest, AFullSandboxNobodyObservedIsAFinding) {
+  const std::string bundled = BundledEvidence("cuda");
+  ASSERT_FALSE(bundled.empty()) << "the bundled baseline reviews no GPU lane";
+  TempDir dir;
+  const std::string unobserved = dir / "unobserved";
+  std::filesystem::copy(bundled, unobserved, std::filesystem::copy_options::recursive);
+  EditJson(unobserved, kContractFile, [](Json& contract) { contract["observed"].erase("sandbox"); });
+  AuditResult result = AuditWithoutData(unobserved);
+  EXPECT_EQ(result.verdict(), AuditVerdict::kDoesNotStand) << Findings(result);
+  EXPECT_TRUE(HasFinding(result, "report.json: sandbox",
+                         "'full', but contract.json's observed.sandbox is null"))
+      << Findings(result);
+
+  const std::string unconfined = dir / "unconfined";
+  std::filesystem::copy(bundled, unconfined, std::filesystem::copy_options::recursive);
+  EditJson(unconfined, "records/ncm-py/run-2/calls.json",
+           [](Json& calls) { calls[3]["worker"]["sandbox"]["uid"] = 0; });
+  result = AuditWithoutData(unconfined);
+  EXPECT_EQ(result.verdict(), AuditVerdict::kDoesNotStand) << Findings(result);
+  EXPECT_TRUE(HasFinding(result, "records/ncm-py/run-2/calls.json: calls[3].worker.sandbox",
+                         "contract.json observed the full sandbox"))
+      << Findings(result);
+}
+
+// A dataset's lock set to null after the run (as if the scorer had not found it), resealed: the
+// labels of every call drawn from it would go unchecked, so the calls drawn from a dataset the
+// contract does not lock are a finding. Tried on the bundled baseline's H200 evidence.
+TEST(TamperBundledTest, ACallFromADatasetTheContractDoesNotLockIsAFinding) {
+  const std::string bundled = BundledEvidence("cuda");
+  ASSERT_FALSE(bundled.empty()) << "the bundled baseline reviews no GPU lane";
+  TempDir dir;
+  const std::string copy = dir / "ev";
+  std::filesystem::copy(bundled, copy, std::filesystem::copy_options::recursive);
+  EditJson(copy, kContractFile,
+           [](Json& contract) { contract["locked"]["datasets"]["mnist"] = nullptr; });
+  const AuditResult result = AuditWithoutData(copy);
+  EXPECT_EQ(result.verdict(), AuditVerdict::kDoesNotStand) << Findings(result);
+  EXPECT_TRUE(HasFinding(result, "records/ncm-py/run-1/calls.json: calls[0]",
+                         "from mnist, which contract.json does not lock (locked.datasets.mnist "
+                         "is null)"))
+      << Findings(result);
+}
+
+// The rule set's sha256 in contract.json changed, the manifest left as it was: the contract no
+// longer matching its manifest is the finding (exit 1), not a usage error asking for a rule set
+// that nobody has.
+TEST(TamperBundledTest, AnUnsealedRuleSetHashIsAFindingNotAUsageError) {
+  const std::string bundled = BundledEvidence("cpu");
+  ASSERT_FALSE(bundled.empty()) << "the bundled baseline reviews no CPU lane";
+  TempDir dir;
+  const std::string copy = dir / "ev";
+  std::filesystem::copy(bundled, copy, std::filesystem::copy_options::recursive);
+  std::string text = *ReadFile(copy + "/" + kContractFile);
+  Json contract = Json::parse(text);
+  const std::string sha256 = contract["locked"]["rules"]["sha256"];
+  const size_t at = text.find(sha256);
+  ASSERT_NE(at, std::string::npos);
+  text[at] = text[at] == '0' ? '1' : '0';
+  WriteBytes(copy + "/" + kContractFile, text);
+  const AuditResult result = AuditWithoutData(copy);
+  EXPECT_EQ(result.verdict(), AuditVerdict::kDoesNotStand) << Findings(result);
+  EXPECT_TRUE(HasFinding(result, kContractFile, "sha256"))
+      << Findings(result);
+}
+
 }  // namespace
 }  // namespace ratchet

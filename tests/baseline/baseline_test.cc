@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <functional>
 #include <set>
 #include <string>
 #include <tuple>
@@ -16,6 +17,7 @@
 #include "core/sha256.h"
 #include "evidence/manifest.h"
 #include "rules/rule_ids.h"
+#include "rules/rule_set.h"
 #include "support/checkout.h"
 #include "support/temp_dir.h"
 
@@ -316,6 +318,81 @@ TEST(Ratchet, AChangedRuleConstantIsNamedToo) {
   EXPECT_NE(result.errors[1].message.find("rules.calls.mnist_calls: reviewed 11, now 12"),
             std::string::npos)
       << result.errors[1].message;
+}
+
+// Every constant of the default rule set, changed (to a value the rule set accepts), changes
+// the sha256 the contract locks, and the ratchet names the constant that moved. ratchet_command_test
+// runs `ratchet run` on a few of them end to end.
+TEST(Ratchet, EveryRuleConstantChangedIsContractChangedNamingIt) {
+  Result<RuleSet> reviewed = ParseRuleSet(EmbeddedRuleSetText(kDefaultRuleSetId), "the default");
+  ASSERT_TRUE(reviewed.ok()) << reviewed.status().message();
+  Json doc = BaselineDoc();
+  doc["contract"]["rule_set"] = reviewed->document;
+  doc["contract"]["locked"]["rules"]["sha256"] = reviewed->sha256;
+  Result<Baseline> base = ParseBaseline(doc.dump(), "records.json");
+  ASSERT_TRUE(base.ok()) << base.status().message();
+
+  // (JSON pointer, the field path as messages name it: "rules.energy.reference_bands[0].prefix")
+  std::vector<std::pair<Json::json_pointer, std::string>> leaves;
+  std::function<void(const Json&, const std::string&, const std::string&)> walk =
+      [&](const Json& value, const std::string& pointer, const std::string& dotted) {
+        if (value.is_array()) {
+          for (size_t i = 0; i < value.size(); ++i) {
+            walk(value[i], pointer + "/" + std::to_string(i), JoinPath(dotted, i));
+          }
+        } else if (value.is_object()) {
+          for (auto it = value.begin(); it != value.end(); ++it) {
+            walk(it.value(), pointer + "/" + it.key(), JoinPath(dotted, it.key()));
+          }
+        } else if (pointer != "/datasets/mnist" && pointer.rfind("/datasets/foreign/", 0) != 0) {
+          // The dataset names are not constants: only the datasets ratchet knows are valid.
+          leaves.push_back({Json::json_pointer(pointer), dotted});
+        }
+      };
+  walk(reviewed->document, "", "rules");
+  ASSERT_GE(leaves.size(), 60u);
+  for (const auto& [pointer, dotted] : leaves) {
+    bool named = false;
+    std::string tried;
+    // A change the rule set refuses is followed by another: +1, -1, x2, x4.
+    for (int attempt = 0; attempt < 4 && !named; ++attempt) {
+      Json changed = reviewed->document;
+      Json& field = changed[pointer];
+      if (field.is_number_integer()) {
+        const int64_t value = field.get<int64_t>();
+        const int64_t options[] = {value + 1, value - 1, 2 * value, 4 * value};
+        field = options[attempt];
+      } else if (field.is_number()) {
+        if (attempt > 1) break;
+        field = field.get<double>() * (attempt == 0 ? 1.25 : 0.8);
+      } else if (field.is_boolean()) {
+        if (attempt > 0) break;
+        field = !field.get<bool>();
+      } else {
+        if (attempt > 1) break;
+        field = field.get<std::string>() + (attempt == 0 ? "-changed" : "x");
+      }
+      Result<RuleSet> rules = ParseRuleSet(changed.dump(), "the changed rule set");
+      if (!rules.ok()) {
+        tried += rules.status().message() + "\n";
+        continue;
+      }
+      RatchetInputs inputs = Inputs();
+      inputs.contract["locked"]["rules"]["sha256"] = rules->sha256;
+      inputs.rule_set = rules->document;
+      const RatchetResult result = RatchetErrors(*base, inputs);
+      bool locked = false;
+      for (const RatchetError& error : result.errors) {
+        locked = locked || (error.code == "contract-changed" &&
+                            error.message.rfind("locked.rules.sha256:", 0) == 0);
+        named = named ||
+                (error.code == "contract-changed" && error.message.rfind(dotted + ":", 0) == 0);
+        tried += error.code + ": " + error.message + "\n";
+      }
+      named = named && locked && result.contract_changed;
+    }
+    EXPECT_TRUE(named) << dotted << "\n" << tried;
+  }
 }
 
 TEST(Ratchet, EachRecordErrorHasItsCode) {

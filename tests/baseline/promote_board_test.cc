@@ -26,23 +26,15 @@
 namespace ratchet {
 namespace {
 
-// No dataset locked, so that neither the fixture nor promote's audit makes a draw: these tests
-// are about what promote writes, not about labels.
-FixtureOptions Unlocked() {
-  FixtureOptions options;
-  options.lock_datasets = false;
-  return options;
-}
-
 FixtureOptions Gpu(double ms) {
-  FixtureOptions options = Unlocked();
+  FixtureOptions options;
   options.device_kind = "cuda";
   options.records[0].ms = ms;
   return options;
 }
 
 FixtureOptions Cpu(double ms) {
-  FixtureOptions options = Unlocked();
+  FixtureOptions options;
   options.records[0].ms = ms;
   return options;
 }
@@ -55,7 +47,7 @@ void WriteBaseline(const std::string& path, const std::vector<std::string>& ids)
     records[id] = {{"submission", "submissions/ncm.py"}, {"band_bp", 540}};
   }
   const Json doc = {{"schema", "ratchet.baseline/1"},
-                    {"contract", {{"locked", FixtureLocked(Unlocked())}}},
+                    {"contract", {{"locked", FixtureLocked(FixtureOptions{})}}},
                     {"lanes", Json::object()},
                     {"records", records}};
   ASSERT_TRUE(WriteFileAtomic(path, doc.dump(2) + "\n").ok());
