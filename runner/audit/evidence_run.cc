@@ -156,10 +156,9 @@ void CheckCallsRanOnTheLane(const EvidenceContext& context, const std::vector<Ca
     const Json& hello = calls[i].worker;
     const Json said = hello.is_object() ? hello.value("sandbox", Json()) : Json();
     const Json uid = said.is_object() ? said.value("uid", Json()) : Json();
-    const bool sandbox_uid =
-        uid.is_number_integer() &&
-        std::find(std::begin(kWorkerUids), std::end(kWorkerUids), uid.get<int64_t>()) !=
-            std::end(kWorkerUids);
+    const bool sandbox_uid = uid.is_number_integer() && uid.get<int64_t>() > 0 &&
+                             uid.get<int64_t>() <= 65535 &&
+                             IsSandboxWorkerUid(static_cast<uid_t>(uid.get<int64_t>()));
     const bool confined = said.is_object() && said.value("no_new_privs", Json()) == Json(1) &&
                           said.value("seccomp", Json()) == Json(2);
     if (!sandbox_uid || !confined) {

@@ -112,6 +112,7 @@ Result<Json> BuildContract(const LockedInputs& locked, const MachineFacts& machi
   if (machine.device.uuid) observed["device_uuid"] = *machine.device.uuid;
   if (!machine.device.note.empty()) observed["device_note"] = machine.device.note;
   if (!machine.sandbox_full) observed["sandbox_note"] = machine.sandbox_partial_reason;
+  if (machine.sandbox_full) observed["sandbox_slot"] = machine.sandbox_slot;
   if (python) observed["python_path"] = python->path;
 
   Result<std::string> id = LaneId(contract["lane"]);

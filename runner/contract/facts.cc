@@ -146,6 +146,7 @@ Result<MachineFacts> GatherMachineFacts(const std::optional<std::string>& device
   facts.processor = ProcessorModel();
   SandboxInfo sandbox = DescribeSandbox();
   facts.sandbox_full = sandbox.full;
+  facts.sandbox_slot = sandbox.slot;
   facts.sandbox_partial_reason = sandbox.partial_reason;
   return facts;
 }

@@ -60,6 +60,7 @@ struct MachineFacts {
   // (DescribeSandbox()); recorded, never part of the lane: a partial sandbox's times are not
   // official, whatever their lane.
   bool sandbox_full = false;
+  int sandbox_slot = 0;  // the slot whose worker uids the workers take (the full sandbox only)
   std::string sandbox_partial_reason;
 };
 

@@ -46,7 +46,7 @@ Result<Json> GreetEnergyWorker(WorkerProcess& worker, const RuleSet& rules) {
   if (DescribeSandbox().full) {
     const Json sandbox = reply.header.value("sandbox", Json());
     const Json uid = sandbox.is_object() ? sandbox.value("uid", Json()) : Json();
-    if (!uid.is_number_integer() || uid.get<int64_t>() != static_cast<int64_t>(kSandboxUid)) {
+    if (!uid.is_number_integer() || uid.get<int64_t>() != static_cast<int64_t>(FirstWorkerUid())) {
       return Status::Unavailable(
           "could not sandbox the method: the worker does not run as the "
           "sandbox user (its hello says \"sandbox\": " +

@@ -11,6 +11,7 @@
 #include <string>
 #include <thread>
 #include <utility>
+#include <vector>
 
 #include "core/file.h"
 
@@ -93,10 +94,52 @@ Result<SandboxLock> SandboxLock::AcquireWaiting(const std::string& command, std:
   return lock;
 }
 
+std::string SandboxSlotLockPath(int slot, const std::string& folder) {
+  return folder + (slot == 0 ? "/ratchet-sandbox.lock"
+                             : "/ratchet-sandbox-" + std::to_string(slot) + ".lock");
+}
+
+Result<SandboxLock> SandboxLock::AcquireSlot(const std::string& command, std::ostream& err,
+                                             const std::atomic<bool>* interrupted, int slots,
+                                             const std::string& folder) {
+  std::vector<SandboxLock> opened;
+  for (int slot = 0; slot < slots; ++slot) {
+    Result<SandboxLock> lock = Open(SandboxSlotLockPath(slot, folder));
+    if (!lock.ok()) return lock.status();
+    lock->slot_ = slot;
+    opened.push_back(std::move(*lock));
+  }
+  bool said = false;
+  for (;;) {
+    for (SandboxLock& lock : opened) {
+      const std::string path = SandboxSlotLockPath(lock.slot_, folder);
+      Result<bool> held = lock.Lock(LOCK_EX | LOCK_NB, path);
+      if (!held.ok()) return held.status();
+      if (!*held) continue;
+      lock.RecordHolder();
+      SetSandboxSlot(lock.slot_);
+      return Result<SandboxLock>(std::move(lock));
+    }
+    if (!said) {
+      err << "ratchet " << command << ": every one of the sandbox's " << slots
+          << " slots is in use by another ratchet process (their locks are "
+          << SandboxSlotLockPath(0, folder) << " and " << folder
+          << "/ratchet-sandbox-<n>.lock); waiting for one\n";
+      err.flush();
+      said = true;
+    }
+    if (interrupted && interrupted->load()) {
+      return Status::Unavailable("interrupted while waiting for a sandbox slot in " + folder);
+    }
+    std::this_thread::sleep_for(kWaitPoll);
+  }
+}
+
 SandboxLock& SandboxLock::operator=(SandboxLock&& other) noexcept {
   if (this != &other) {
     if (fd_ >= 0) close(fd_);
     fd_ = other.fd_;
+    slot_ = other.slot_;
     other.fd_ = -1;
   }
   return *this;

@@ -1,6 +1,8 @@
-// One sandbox uid per machine: after each call every process of uid 65534 is killed and its
-// files removed, so two ratchet processes using the sandbox at once would reap each other's
-// workers. SandboxLock serializes them: whoever spawns sandboxed processes as root holds it.
+// The sandbox's worker uids are split into slots (sandbox/policy.h): after each call every process
+// of a worker uid is killed and its files removed, so two ratchet processes using one slot at
+// once would reap each other's workers. Each slot has a lock, and whoever spawns sandboxed
+// processes as root holds one: a scorer takes the first free slot (AcquireSlot), so that scorers
+// side by side (one per GPU) each have uids of their own.
 #ifndef RATCHET_SANDBOX_LOCK_H_
 #define RATCHET_SANDBOX_LOCK_H_
 
@@ -9,11 +11,16 @@
 #include <string>
 
 #include "core/status.h"
+#include "sandbox/policy.h"
 
 namespace ratchet {
 
-// In /run, which only root may write (not /run/lock, where a worker could plant the file).
+// In /run, which only root may write (not /run/lock, where a worker could plant the file): slot
+// 0's lock, which is also the one lock of a ratchet from before slots.
 constexpr char kSandboxLockPath[] = "/run/ratchet-sandbox.lock";
+// The lock of slot `slot` in `folder`: ratchet-sandbox.lock for slot 0, ratchet-sandbox-<n>.lock
+// for slot n.
+std::string SandboxSlotLockPath(int slot, const std::string& folder = "/run");
 
 class SandboxLock {
  public:
@@ -29,7 +36,20 @@ class SandboxLock {
                                             const std::atomic<bool>* interrupted,
                                             const std::string& path = kSandboxLockPath);
 
-  SandboxLock(SandboxLock&& other) noexcept : fd_(other.fd_) { other.fd_ = -1; }
+  // Takes the first free slot's lock of `slots` (in `folder`), waiting while every one is held:
+  // the person is told once, on `err`, that `ratchet COMMAND` waits, and the wait gives up as
+  // AcquireWaiting's does. The slot becomes this process's (SetSandboxSlot).
+  static Result<SandboxLock> AcquireSlot(const std::string& command, std::ostream& err,
+                                         const std::atomic<bool>* interrupted,
+                                         int slots = kSandboxSlotCount,
+                                         const std::string& folder = "/run");
+
+  // The slot whose lock this is (AcquireSlot), 0 otherwise.
+  int slot() const { return slot_; }
+
+  SandboxLock(SandboxLock&& other) noexcept : fd_(other.fd_), slot_(other.slot_) {
+    other.fd_ = -1;
+  }
   SandboxLock& operator=(SandboxLock&& other) noexcept;
   SandboxLock(const SandboxLock&) = delete;
   SandboxLock& operator=(const SandboxLock&) = delete;
@@ -45,6 +65,7 @@ class SandboxLock {
   // Writes this process's pid into the file, for the message of the next process refused.
   void RecordHolder();
   int fd_ = -1;
+  int slot_ = 0;
 };
 
 }  // namespace ratchet

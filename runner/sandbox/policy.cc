@@ -5,6 +5,7 @@
 #include <sys/ioctl.h>
 #include <sys/socket.h>
 
+#include <atomic>
 #include <iterator>
 #include <vector>
 
@@ -164,6 +165,28 @@ const std::vector<std::string>& SandboxSteps() {
   return steps;
 }
 
+namespace {
+std::atomic<int> sandbox_slot{0};
+}  // namespace
+
+std::vector<uid_t> SlotWorkerUids(int slot) {
+  std::vector<uid_t> uids;
+  for (size_t i = 0; i < kWorkerUidCount; ++i) {
+    uids.push_back(kSandboxUid - static_cast<uid_t>(kWorkerUidCount * static_cast<size_t>(slot) + i));
+  }
+  return uids;
+}
+
+bool IsSandboxWorkerUid(uid_t uid) {
+  const uid_t lowest = kSandboxUid - static_cast<uid_t>(kWorkerUidCount * kSandboxSlotCount - 1);
+  return uid <= kSandboxUid && uid >= lowest;
+}
+
+int SandboxSlot() { return sandbox_slot.load(); }
+void SetSandboxSlot(int slot) { sandbox_slot.store(slot); }
+std::vector<uid_t> WorkerUids() { return SlotWorkerUids(SandboxSlot()); }
+uid_t FirstWorkerUid() { return WorkerUids().front(); }
+
 Json SandboxPolicyJson() {
   Json rules = Json::array();
   for (const SyscallRule& rule : SeccompRules()) {
@@ -176,7 +199,9 @@ Json SandboxPolicyJson() {
       {"schema", "ratchet.sandbox-policy/1"},
       {"identity",
        {{"uid", kSandboxUid},
-        {"worker_uids", Json(std::vector<uid_t>(std::begin(kWorkerUids), std::end(kWorkerUids)))},
+        {"worker_uids", "slot s: uid - " + std::to_string(kWorkerUidCount) + " x s - i, i < " +
+                            std::to_string(kWorkerUidCount)},
+        {"slots", kSandboxSlotCount},
         {"gid", kSandboxGid},
         {"supplementary_groups", Json::array()}}},
       {"steps", SandboxSteps()},

@@ -17,12 +17,30 @@ namespace ratchet {
 // "nobody"/"nogroup" on Debian and Ubuntu: owns no file a worker could use.
 constexpr uid_t kSandboxUid = 65534;
 constexpr gid_t kSandboxGid = 65534;
-// The uids a run's workers take in turn, kSandboxUid first: a worker started ahead of its call
-// (while the one before is still running) has a uid of its own, so no process of one call can
-// signal, trace or read a process of another. 65527-65533 belong to no account on Debian or
-// Ubuntu; a machine where one does is refused (CheckWorkerUids).
-constexpr uid_t kWorkerUids[] = {65534, 65533, 65532, 65531, 65530, 65529, 65528, 65527};
-constexpr size_t kWorkerUidCount = sizeof kWorkerUids / sizeof kWorkerUids[0];
+// The worker uids are split into slots, one per scorer on the machine at once (one for each GPU
+// it scores on): a scorer holds its slot's lock (SandboxLock::AcquireSlot) for as long as it
+// runs, and signals, freezes and reaps only its own slot's uids, so that two scorers side by side
+// never touch each other's workers. Within a slot, a run's workers take its uids in turn: a worker
+// started ahead of its call (while the one before is still running) has a uid of its own, so no
+// process of one call can signal, trace or read a process of another. Slot s holds
+// kSandboxUid - kWorkerUidCount * s - i for i < kWorkerUidCount: slot 0 is 65534-65527, slot 7
+// 65478-65471. None but 65534 belongs to an account on Debian or Ubuntu; a machine where one of
+// a slot's does is refused when the slot is taken (CheckWorkerUids).
+constexpr size_t kWorkerUidCount = 8;
+constexpr int kSandboxSlotCount = 8;
+
+// The worker uids of slot `slot`, kSandboxUid - kWorkerUidCount * slot first.
+std::vector<uid_t> SlotWorkerUids(int slot);
+// Whether `uid` is a worker uid of some slot.
+bool IsSandboxWorkerUid(uid_t uid);
+// The slot this process's workers take their uids from: 0 until SetSandboxSlot (which the holder
+// of the slot's lock calls).
+int SandboxSlot();
+void SetSandboxSlot(int slot);
+// The uids of SandboxSlot(), and the first of them: a compile's, the source checker's and the
+// energy worker's uid.
+std::vector<uid_t> WorkerUids();
+uid_t FirstWorkerUid();
 
 // The limits Spawn applies unless its caller gives others; a run's workers and compiles take
 // theirs from the rule set's sandbox block (RuleSet::Sandbox). The address space is never

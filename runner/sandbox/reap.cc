@@ -468,18 +468,20 @@ Status AwaitStopped(const std::vector<pid_t>& pids, double timeout_s) {
 }
 
 Status CheckWorkerUids() {
-  for (uid_t uid : kWorkerUids) {
+  const std::vector<uid_t> uids = WorkerUids();
+  for (uid_t uid : uids) {
     if (uid == kSandboxUid) continue;
     passwd entry{}, *found = nullptr;
     char buffer[4096];
     if (getpwuid_r(uid, &entry, buffer, sizeof buffer, &found) == 0 && found != nullptr) {
+      const std::string range =
+          std::to_string(uids.back()) + "-" + std::to_string(uids.front());
       return Status::Unavailable("uid " + std::to_string(uid) + " belongs to the account '" +
-                                 found->pw_name + "', but ratchet's workers run as uids " +
-                                 std::to_string(kWorkerUids[kWorkerUidCount - 1]) + "-" +
-                                 std::to_string(kSandboxUid) +
+                                 found->pw_name + "', but the workers of ratchet's sandbox slot " +
+                                 std::to_string(SandboxSlot()) + " run as uids " + range +
                                  " and kill every process of them: score on a machine where " +
-                                 std::to_string(kWorkerUids[kWorkerUidCount - 1]) + "-" +
-                                 std::to_string(kSandboxUid - 1) + " belong to no account");
+                                 "the sandbox's worker uids (" + std::to_string(kSandboxUid) +
+                                 " and below, docs/sandbox.md) belong to no other account");
     }
   }
   return Status::Ok();
@@ -546,12 +548,12 @@ Status ReapSandboxUids(const std::vector<uid_t>& uids) {
 
 Status ReapWorkerUids() {
   RATCHET_RETURN_IF_ERROR(CheckWorkerUids());
-  return ReapSandboxUids(std::vector<uid_t>(std::begin(kWorkerUids), std::end(kWorkerUids)));
+  return ReapSandboxUids(WorkerUids());
 }
 
 Status KillWorkerUids() {
   Status first;
-  for (uid_t uid : kWorkerUids) Note(&first, KillSandboxProcesses(uid));
+  for (uid_t uid : WorkerUids()) Note(&first, KillSandboxProcesses(uid));
   return first;
 }
 

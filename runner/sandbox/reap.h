@@ -52,16 +52,18 @@ Status FreezeSandboxProcesses(uid_t uid, bool stop);
 // that call returns. Unavailable, naming a thread still running, after `timeout_s`.
 Status AwaitStopped(const std::vector<pid_t>& pids, double timeout_s);
 
-// Refuses a machine where a worker uid other than kSandboxUid belongs to an account (a user of
-// that uid would see ratchet kill its processes and remove its files).
+// Refuses a machine where a worker uid of this process's slot other than kSandboxUid belongs to an
+// account (a user of that uid would see ratchet kill its processes and remove its files).
 Status CheckWorkerUids();
 
-// CheckWorkerUids, then ReapSandbox of every worker uid (each world-writable folder walked once
-// for all of them): before the first sandboxed process of a command, whatever an earlier run of
-// any uid left (a method's child that outlived a killed ratchet) goes.
+// CheckWorkerUids, then ReapSandbox of every worker uid of this process's slot (each
+// world-writable folder walked once for all of them): before the first sandboxed process of a
+// command, whatever an earlier run on the slot left (a method's child that outlived a killed
+// ratchet) goes. Another slot's uids are another scorer's, and are left alone.
 Status ReapWorkerUids();
 
-// KillSandboxProcesses of every worker uid; the first error is returned, every uid is tried.
+// KillSandboxProcesses of every worker uid of this process's slot; the first error is returned,
+// every uid is tried.
 Status KillWorkerUids();
 
 // Kills every process of `uid` until none is live (an error names those still alive after ten

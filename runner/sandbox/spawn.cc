@@ -52,10 +52,11 @@ Status CheckSpec(const SpawnSpec& spec) {
                             spec.cwd + "'");
   }
   if (spec.open_files == 0) return Status::Internal("spawn " + program + ": open_files is 0");
-  if (std::find(std::begin(kWorkerUids), std::end(kWorkerUids), spec.uid) ==
-      std::end(kWorkerUids)) {
+  const std::vector<uid_t> slot_uids = WorkerUids();
+  if (std::find(slot_uids.begin(), slot_uids.end(), spec.uid) == slot_uids.end()) {
     return Status::Internal("spawn " + program + ": uid " + std::to_string(spec.uid) +
-                            " is not one of the sandbox's worker uids");
+                            " is not a worker uid of this process's sandbox slot (" +
+                            std::to_string(SandboxSlot()) + ")");
   }
   std::set<int> child_fds;
   for (const FdMapping& mapping : spec.fds) {
@@ -241,7 +242,8 @@ SandboxInfo DescribeSandbox() {
   uid_t euid = geteuid();
   if (euid == 0) {
     info.full = true;
-    info.uid = kSandboxUid;
+    info.uid = FirstWorkerUid();
+    info.slot = SandboxSlot();
     return info;
   }
   info.uid = euid;

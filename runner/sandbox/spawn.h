@@ -49,8 +49,8 @@ struct SpawnSpec {
   // The cgroup.procs files of the child's control group (ProcessGroup::join_fds), which it joins
   // before anything else of it runs; none under a partial sandbox.
   std::vector<int> group_fds;
-  // The uid the child takes as root: one of kWorkerUids (its group is always kSandboxGid).
-  uid_t uid = kSandboxUid;
+  // The uid the child takes as root: one of WorkerUids() (its group is always kSandboxGid).
+  uid_t uid = FirstWorkerUid();
 };
 
 // What Spawn does on this machine.
@@ -58,6 +58,7 @@ struct SandboxInfo {
   bool full = false;           // running as root: uid/gid 65534, mount namespace and filter
   std::string partial_reason;  // why not, when not full
   uid_t uid = 0;               // the uid the child runs as
+  int slot = 0;                // the sandbox slot whose uids the workers take (full only)
 };
 SandboxInfo DescribeSandbox();
 

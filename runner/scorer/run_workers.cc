@@ -18,7 +18,7 @@ constexpr double kGoneTimeoutS = 10;
 }  // namespace
 
 Status WorkersAhead::StartNext() {
-  const uid_t uid = kWorkerUids[started_ % kWorkerUidCount];
+  const uid_t uid = WorkerUids()[started_ % kWorkerUidCount];
   WorkerAhead next;
   next.spawned_ns = MonotonicNs();
   Result<std::unique_ptr<CallWorker>> worker = starter_.Start(uid);

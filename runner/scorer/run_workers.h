@@ -40,7 +40,7 @@ struct WorkerAhead {
 
 // Workers for the calls after the running one, started ahead so that their start-up (exec,
 // loading torch, the device context) overlaps the running call's untimed steps; `hello` is sent
-// at once and its reply read when the call comes. Each has a uid of its own (kWorkerUids in
+// at once and its reply read when the call comes. Each has a uid of its own (WorkerUids() in
 // turn), so no process of another call can reach it, and no method is loaded into it before
 // every process of the calls before it is gone or exiting. All of them are frozen (SIGSTOP, every
 // thread confirmed stopped) while a window of the running call is open.

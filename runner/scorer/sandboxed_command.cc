@@ -23,10 +23,10 @@ Result<SandboxedResult> RunSandboxed(const SandboxedCommand& command) {
   const bool full = DescribeSandbox().full;
   if (full) RATCHET_RETURN_IF_ERROR(ReapWorkerUids());
   Result<std::string> folder =
-      MakeWorkerFolder(command.copies, command.files, kSandboxUid, command.folder_bytes);
+      MakeWorkerFolder(command.copies, command.files, FirstWorkerUid(), command.folder_bytes);
   if (!folder.ok()) return folder.status();
   auto cleanup = [&] {
-    if (full) KillSandboxProcesses(kSandboxUid);
+    if (full) KillSandboxProcesses(FirstWorkerUid());
     RemoveWorkerFolder(*folder);
   };
   int pipe_fds[2];
@@ -101,13 +101,13 @@ Result<SandboxedResult> RunSandboxed(const SandboxedCommand& command) {
   // an output for a symlink between the check and the read below.
   // (Only the processes: reaping the files now would take the outputs with them.)
   if (full) {
-    for (int attempt = 0; !ProcessesOfUser(kSandboxUid).empty(); ++attempt) {
+    for (int attempt = 0; !ProcessesOfUser(FirstWorkerUid()).empty(); ++attempt) {
       if (attempt == 100) {
         cleanup();
         return Status::Unavailable("processes of the sandbox user survived SIGKILL after " +
                                    BaseName(command.argv[0]));
       }
-      SignalUser(kSandboxUid, SIGKILL);
+      SignalUser(FirstWorkerUid(), SIGKILL);
       usleep(10000);
     }
   }

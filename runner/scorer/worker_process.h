@@ -51,9 +51,9 @@ struct WorkerLaunch {
 class WorkerProcess : public CallWorker {
  public:
   // Creates the worker's folder, input buffer and pipes, and spawns it as `uid` (one of
-  // kWorkerUids; under a partial sandbox it keeps ratchet's). Errors are the harness's.
+  // WorkerUids(); under a partial sandbox it keeps ratchet's). Errors are the harness's.
   static Result<std::unique_ptr<WorkerProcess>> Start(const WorkerLaunch& launch,
-                                                      uid_t uid = kSandboxUid);
+                                                      uid_t uid = FirstWorkerUid());
   ~WorkerProcess() override;  // Close()
 
   // The worker's folder (where `copies` went).
@@ -147,7 +147,7 @@ class WorkerProcess : public CallWorker {
 
 // A fresh private folder under /tmp for one untrusted process, holding copies of `copies` (by
 // base name) and empty tmp/ and cache/ folders, owned by the sandbox user when the sandbox is
-// full (`uid`: one of kWorkerUids), and then a tmpfs of its own of `folder_bytes`. The caller
+// full (`uid`: one of WorkerUids()), and then a tmpfs of its own of `folder_bytes`. The caller
 // removes it with RemoveWorkerFolder.
 Result<std::string> MakeWorkerFolder(const std::vector<std::string>& copies,
                                      const std::vector<FolderFile>& files, uid_t uid,

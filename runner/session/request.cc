@@ -110,6 +110,7 @@ Json SessionOptionsToJson(const SessionOptions& options) {
       {"python", Optional(options.python)},
       {"rules", Optional(options.rules_path)},
       {"out", Optional(options.out)},
+      {"seed", Optional(options.seed)},
       {"out_prefix", options.out_prefix},
       {"needs_python", options.needs_python},
       {"energy", options.energy},
@@ -138,7 +139,8 @@ Result<SessionOptions> SessionOptionsFromJson(const Json& json) {
   options.energy = *energy;
   for (auto [key, field] :
        {std::pair{"data", &options.data_dir}, std::pair{"python", &options.python},
-        std::pair{"rules", &options.rules_path}, std::pair{"out", &options.out}}) {
+        std::pair{"rules", &options.rules_path}, std::pair{"out", &options.out},
+        std::pair{"seed", &options.seed}}) {
     Result<std::optional<std::string>> value = GetOptional(json, key);
     if (!value.ok()) return value.status();
     *field = *value;

@@ -31,6 +31,10 @@ struct SessionOptions {
   bool energy = true;
   // The tool that asks (observed.tool in the contract); empty when the scorer runs alone.
   std::string tool_version, tool_source_sha256;
+  // The session's seed, 64 hex digits, when the tool gives it (a shard of a run: derived from the
+  // run's seed and the shard's id, so that the audit re-derives it); nullopt: a fresh random one.
+  // Committed in seed.commit before the first call and revealed at the end either way.
+  std::optional<std::string> seed;
 };
 
 // The folder of the default evidence directories, relative to the current folder.

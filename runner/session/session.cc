@@ -122,10 +122,11 @@ Result<std::unique_ptr<ScoringSession>> ScoringSession::Begin(const SessionOptio
 
   // The datasets stay out of a worker's reach, and so does this process.
   RATCHET_RETURN_IF_ERROR(MakeParentNonDumpable());
-  // One run at a time owns the sandbox user: each kills every process of it when it reaps.
+  // Each scorer holds a sandbox slot of its own (its worker uids and their lock): each kills
+  // every process of its slot's uids when it reaps, and no other slot's.
   if (DescribeSandbox().full) {
     Result<SandboxLock> held =
-        SandboxLock::AcquireWaiting(options.command, context.err, InterruptFlag());
+        SandboxLock::AcquireSlot(options.command, context.err, InterruptFlag());
     if (!held.ok()) return held.status();
     session->lock_.emplace(std::move(*held));
   }
@@ -143,8 +144,12 @@ Result<std::unique_ptr<ScoringSession>> ScoringSession::Begin(const SessionOptio
   if (!inputs.ok()) return inputs.status();
   session->contract_inputs_ = std::move(*inputs);
 
-  if (getrandom(session->seed_.bytes.data(), session->seed_.bytes.size(), 0) !=
-      static_cast<ssize_t>(session->seed_.bytes.size())) {
+  if (options.seed) {
+    Result<RunSeed> given = ParseRunSeed(*options.seed, "the session's seed");
+    if (!given.ok()) return Status::BadInput(given.status().message());
+    session->seed_ = *given;
+  } else if (getrandom(session->seed_.bytes.data(), session->seed_.bytes.size(), 0) !=
+             static_cast<ssize_t>(session->seed_.bytes.size())) {
     return Status::IOError("getrandom", errno);
   }
   // A signal so far ends the session here, before it has a folder to finish; one from now on is

@@ -67,7 +67,7 @@ int Run(const std::vector<std::string>& argv, std::ostream& print, std::ostream&
   if (!launch.ok()) return fail(launch.status());
   std::optional<SandboxLock> lock;
   if (DescribeSandbox().full) {
-    Result<SandboxLock> held = SandboxLock::AcquireWaiting("telemetry", warn, InterruptFlag());
+    Result<SandboxLock> held = SandboxLock::AcquireSlot("telemetry", warn, InterruptFlag());
     if (!held.ok()) return Interrupted() ? interrupted() : fail(held.status());
     lock.emplace(std::move(*held));
     Status reaped = ReapWorkerUids();

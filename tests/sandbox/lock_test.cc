@@ -9,9 +9,12 @@
 #include <chrono>
 #include <future>
 #include <optional>
+#include <set>
 #include <sstream>
 #include <utility>
 
+#include "core/file.h"
+#include "sandbox/policy.h"
 #include "support/temp_dir.h"
 
 namespace ratchet {
@@ -100,6 +103,58 @@ TEST(SandboxLockTest, AWaiterForAFreeLockTakesItWithoutAWord) {
   Result<SandboxLock> taken = SandboxLock::AcquireWaiting("score", said, nullptr, dir / "lock");
   ASSERT_TRUE(taken.ok()) << taken.status().ToString();
   EXPECT_EQ(said.str(), "");
+}
+
+// Slots: each holder takes the first free slot's lock and makes it its own; with every slot held
+// the next one waits, says so once, and takes the first slot let go. The uids of two slots never
+// meet.
+TEST(SandboxSlotTest, EachHolderTakesTheFirstFreeSlot) {
+  TempDir dir;
+  std::ostringstream said;
+  Result<SandboxLock> first = SandboxLock::AcquireSlot("run", said, nullptr, 2, dir.path());
+  ASSERT_TRUE(first.ok()) << first.status().message();
+  EXPECT_EQ(first->slot(), 0);
+  EXPECT_EQ(SandboxSlot(), 0);
+  std::optional<SandboxLock> second(
+      SandboxLock::AcquireSlot("run", said, nullptr, 2, dir.path()).value());
+  EXPECT_EQ(second->slot(), 1);
+  EXPECT_EQ(SandboxSlot(), 1);
+  EXPECT_EQ(WorkerUids(), SlotWorkerUids(1));
+  EXPECT_TRUE(PathExists(dir / "ratchet-sandbox.lock"));
+  EXPECT_TRUE(PathExists(dir / "ratchet-sandbox-1.lock"));
+  EXPECT_EQ(said.str(), "");
+
+  std::atomic<bool> interrupted{false};
+  std::future<Result<SandboxLock>> third = std::async(std::launch::async, [&] {
+    return SandboxLock::AcquireSlot("run", said, &interrupted, 2, dir.path());
+  });
+  EXPECT_EQ(third.wait_for(std::chrono::milliseconds(300)), std::future_status::timeout);
+  second.reset();  // slot 1 let go
+  ASSERT_EQ(third.wait_for(std::chrono::seconds(5)), std::future_status::ready);
+  Result<SandboxLock> taken = third.get();
+  ASSERT_TRUE(taken.ok()) << taken.status().message();
+  EXPECT_EQ(taken->slot(), 1);
+  EXPECT_NE(said.str().find("every one of the sandbox's 2 slots is in use"), std::string::npos)
+      << said.str();
+  SetSandboxSlot(0);
+}
+
+TEST(SandboxSlotTest, SlotsHoldEightUidsEachAndNoneTwice) {
+  std::set<uid_t> seen;
+  for (int slot = 0; slot < kSandboxSlotCount; ++slot) {
+    const std::vector<uid_t> uids = SlotWorkerUids(slot);
+    ASSERT_EQ(uids.size(), kWorkerUidCount);
+    for (uid_t uid : uids) {
+      EXPECT_TRUE(seen.insert(uid).second) << uid;
+      EXPECT_TRUE(IsSandboxWorkerUid(uid)) << uid;
+    }
+  }
+  EXPECT_EQ(SlotWorkerUids(0).front(), kSandboxUid);
+  EXPECT_EQ(SlotWorkerUids(0).back(), 65527u);
+  EXPECT_EQ(SlotWorkerUids(7).back(), 65471u);
+  EXPECT_FALSE(IsSandboxWorkerUid(65470));
+  EXPECT_FALSE(IsSandboxWorkerUid(65535));
+  EXPECT_FALSE(IsSandboxWorkerUid(0));
 }
 
 }  // namespace

@@ -149,7 +149,7 @@ TEST_F(ReapTest, ReapWorkerUidsRemovesTheFilesOfEveryWorkerUid) {
   ASSERT_EQ(mkdir((shared + "/a").c_str(), 0755), 0);
   ASSERT_EQ(mkdir(nested.c_str(), 01777), 0);
   std::vector<std::string> workers;
-  for (uid_t uid : kWorkerUids) {
+  for (uid_t uid : SlotWorkerUids(0)) {
     workers.push_back(nested + "/w" + std::to_string(uid));
     ASSERT_TRUE(WriteFileAtomic(workers.back(), "x").ok());
     ASSERT_EQ(chown(workers.back().c_str(), uid, kSandboxGid), 0);
@@ -167,8 +167,8 @@ TEST_F(ReapTest, ReapWorkerUidsRemovesTheFilesOfEveryWorkerUid) {
   // One uid's reap leaves the files of the other worker uids.
   const std::string other = nested + "/other";
   ASSERT_TRUE(WriteFileAtomic(other, "o").ok());
-  ASSERT_EQ(chown(other.c_str(), kWorkerUids[1], kSandboxGid), 0);
-  ASSERT_TRUE(ReapSandbox(kWorkerUids[0]).ok());
+  ASSERT_EQ(chown(other.c_str(), SlotWorkerUids(0)[1], kSandboxGid), 0);
+  ASSERT_TRUE(ReapSandbox(SlotWorkerUids(0)[0]).ok());
   EXPECT_TRUE(Exists(other));
   std::filesystem::remove_all(shared);
 }
@@ -190,7 +190,7 @@ TEST_F(ReapTest, DetachesAndRemovesAWorkerFolderItsUidLeftMounted) {
     return pattern;
   };
   const std::string ours = mounted_folder(kSandboxUid);
-  const std::string theirs = mounted_folder(kWorkerUids[1]);
+  const std::string theirs = mounted_folder(SlotWorkerUids(0)[1]);
   Status reaped = ReapSandbox(kSandboxUid);
   EXPECT_TRUE(reaped.ok()) << reaped.message();
   EXPECT_FALSE(Exists(ours));
@@ -288,7 +288,7 @@ TEST(WorkerUidsTest, NoWorkerUidButNobodysBelongsToAnAccountHere) {
   // What CheckWorkerUids guards: the scoring machine gives 65527-65533 to nobody else.
   Status status = CheckWorkerUids();
   bool taken = false;
-  for (uid_t uid : kWorkerUids) taken = taken || (uid != kSandboxUid && getpwuid(uid) != nullptr);
+  for (uid_t uid : SlotWorkerUids(0)) taken = taken || (uid != kSandboxUid && getpwuid(uid) != nullptr);
   EXPECT_EQ(status.ok(), !taken) << status.message();
   if (taken) {
     EXPECT_NE(status.message().find("belongs to the account"), std::string::npos);

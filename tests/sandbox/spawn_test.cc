@@ -298,7 +298,7 @@ TEST_F(SpawnTest, RefusesAMalformedSpec) {
 // Every worker uid can be taken; a folder of one uid's is closed to the others.
 TEST_F(SpawnTest, RunsAsEachWorkerUid) {
   SKIP_UNLESS_ROOT();
-  for (uid_t uid : kWorkerUids) {
+  for (uid_t uid : SlotWorkerUids(0)) {
     ASSERT_EQ(chown(worker_.c_str(), uid, kSandboxGid), 0);
     ASSERT_EQ(chown(probe_.c_str(), uid, kSandboxGid), 0);
     SpawnSpec spec = ReportSpec();
@@ -313,7 +313,7 @@ TEST_F(SpawnTest, RunsAsEachWorkerUid) {
   Status status = Spawn(locked_out).status();
   EXPECT_NE(status.message().find("chdir"), std::string::npos) << status.message();
   ASSERT_EQ(chown(worker_.c_str(), kSandboxUid, kSandboxGid), 0);
-  for (uid_t uid : kWorkerUids) EXPECT_TRUE(ReapSandbox(uid).ok());
+  for (uid_t uid : SlotWorkerUids(0)) EXPECT_TRUE(ReapSandbox(uid).ok());
   ExpectNoChildren();
 }
 

@@ -19,6 +19,7 @@
 #include <regex>
 #include <set>
 #include <sstream>
+#include <thread>
 
 #include "contract/python.h"
 #include "core/canonical_json.h"
@@ -204,9 +205,55 @@ TEST(ScoreCommandTest, RedTeamSubmissionsEndWithTheirRule) {
     Result<EvidenceSummary> evidence = ReadEvidence(out);
     ASSERT_TRUE(evidence.ok()) << name << ": " << evidence.status().message();
     EXPECT_TRUE(evidence->complete) << name;
-    for (uid_t uid : kWorkerUids) {
+    for (uid_t uid : SlotWorkerUids(0)) {
       EXPECT_TRUE(ProcessesOfUser(uid).empty()) << name << " left a process of uid " << uid;
     }
+  }
+}
+
+// Two scorers side by side on one host (as `ratchet run --devices` starts them, one per GPU):
+// each takes a sandbox slot of its own, so that their workers run at the same time, each as a
+// uid of its own slot, and neither reaps, freezes or kills the other's. Both score to the end.
+TEST(ScoreCommandTest, TwoScorersSideBySideEachKeepToTheirOwnSlot) {
+  if (!HavePython()) GTEST_SKIP() << "no python3 that imports torch";
+  if (geteuid() != 0) GTEST_SKIP() << "slots are the full sandbox's: run as root";
+  TempDir dir;
+  const std::string rules = FastRules(dir);
+  BinaryRun runs[2];
+  std::thread second;
+  auto score = [&](int i) {
+    runs[i] = RunRatchet({"score", SourceDir() + "/baselines/submissions/ncm.py", "--band", "3000",
+                          "--rules", rules, "--out", dir / ("side-" + std::to_string(i))});
+  };
+  second = std::thread(score, 1);
+  score(0);
+  second.join();
+  std::set<int64_t> slots;
+  std::vector<std::pair<int64_t, int64_t>> spans;  // each scorer's first and last worker clock
+  for (int i = 0; i < 2; ++i) {
+    const std::string out = dir / ("side-" + std::to_string(i));
+    ASSERT_TRUE(ScoredToTheEnd(runs[i], out)) << i;
+    EXPECT_EQ(runs[i].exit_code, 0) << runs[i].out << runs[i].err;
+    const Json contract = Json::parse(*ReadFile(out + "/contract.json"));
+    const int64_t slot = contract["observed"].value("sandbox_slot", int64_t{-1});
+    slots.insert(slot);
+    const std::vector<uid_t> own = SlotWorkerUids(static_cast<int>(slot));
+    const Json calls = Json::parse(*ReadFile(out + "/records/ncm/run-1/calls.json"));
+    int64_t first = INT64_MAX, last = 0;
+    for (const Json& call : calls) {
+      const uid_t uid = call["worker"]["sandbox"]["uid"].get<uid_t>();
+      EXPECT_NE(std::find(own.begin(), own.end(), uid), own.end())
+          << "scorer " << i << " (slot " << slot << ") ran a worker as uid " << uid;
+      first = std::min(first, call["worker"]["clock_ns"]["main"].get<int64_t>());
+      last = std::max(last, call["worker"]["clock_ns"]["replying"].get<int64_t>());
+    }
+    spans.push_back({first, last});
+  }
+  EXPECT_EQ(slots, (std::set<int64_t>{0, 1}));
+  // They ran at once: neither waited for the other's slot.
+  EXPECT_LT(std::max(spans[0].first, spans[1].first), std::min(spans[0].second, spans[1].second));
+  for (int slot = 0; slot < 2; ++slot) {
+    for (uid_t uid : SlotWorkerUids(slot)) EXPECT_TRUE(ProcessesOfUser(uid).empty()) << uid;
   }
 }
 
@@ -268,7 +315,7 @@ TEST(ScoreCommandTest, WorkersOfLaterCallsStartAheadFrozenAndOutOfReach) {
           << "call " << i + 1 << "'s worker was not started during an earlier call";
     }
     if (full) {
-      EXPECT_EQ(call["worker"]["sandbox"]["uid"], kWorkerUids[i % kWorkerUidCount]) << i;
+      EXPECT_EQ(call["worker"]["sandbox"]["uid"], SlotWorkerUids(0)[i % kWorkerUidCount]) << i;
     }
   }
   if (!full) return;  // without root the workers share ratchet's uid: nothing is out of reach
@@ -325,7 +372,7 @@ TEST(ScoreCommandTest, AMethodRunsNothingDuringTheNextCalibration) {
       EXPECT_LT(at_ns(i - 1, "closed"), at_ns(i, "refroze")) << previous_steps.dump();
     }
   }
-  for (uid_t uid : kWorkerUids) {
+  for (uid_t uid : SlotWorkerUids(0)) {
     EXPECT_TRUE(ProcessesOfUser(uid).empty()) << "a process of uid " << uid << " was left";
   }
 }
@@ -354,7 +401,7 @@ TEST(ScoreCommandTest, TwoCallsWarmUpSideBySideAndAreTimedEachAlone) {
   EXPECT_EQ(calls[2]["phases"].value("paired_with", no_pair), 2);
   EXPECT_EQ(calls[3]["phases"].value("paired_with", no_pair), no_pair);
   for (size_t i = 0; i < calls.size(); ++i) {
-    EXPECT_EQ(calls[i]["worker"]["sandbox"]["uid"], kWorkerUids[i % kWorkerUidCount]) << i;
+    EXPECT_EQ(calls[i]["worker"]["sandbox"]["uid"], SlotWorkerUids(0)[i % kWorkerUidCount]) << i;
     EXPECT_FALSE(calls[i]["phases"].contains("restarted_because")) << i;
   }
   // Call 3's worker: calibrated after call 2's calibration and before call 2's method was
@@ -383,7 +430,7 @@ TEST(ScoreCommandTest, TwoCallsWarmUpSideBySideAndAreTimedEachAlone) {
   BinaryRun audit = RunRatchet({"audit", out, "--rules", rules});
   EXPECT_EQ(audit.exit_code, 0) << audit.out << audit.err;
   EXPECT_NE(audit.out.find("the claim stands"), std::string::npos) << audit.out;
-  for (uid_t uid : kWorkerUids) {
+  for (uid_t uid : SlotWorkerUids(0)) {
     EXPECT_TRUE(ProcessesOfUser(uid).empty()) << "a process of uid " << uid << " was left";
   }
 }
@@ -448,7 +495,7 @@ TEST(ScoreCommandTest, APairsMethodsRunNothingBesideTheOtherCallsWindows) {
       EXPECT_LT(ns, limit) << who << " of call " << i + 1 << " ran on beside the next window";
     }
   }
-  for (uid_t uid : kWorkerUids) {
+  for (uid_t uid : SlotWorkerUids(0)) {
     EXPECT_TRUE(ProcessesOfUser(uid).empty()) << "a process of uid " << uid << " was left";
   }
 }

@@ -12,6 +12,7 @@
 #include <chrono>
 #include <filesystem>
 #include <optional>
+#include <sstream>
 #include <string>
 #include <thread>
 #include <vector>
@@ -79,17 +80,24 @@ bool NoEvidence(const TempDir& dir, const std::string& name) {
   return true;
 }
 
-// The sandbox lock, held by this test, when the scorer takes it (a full sandbox: root).
-std::optional<SandboxLock> HoldTheSandboxLock() {
+// Every sandbox slot's lock, held by this test, when the scorer takes one (a full sandbox:
+// root): the scorer then waits for a slot.
+std::optional<std::vector<SandboxLock>> HoldTheSandboxLock() {
   if (!DescribeSandbox().full) return std::nullopt;
-  Result<SandboxLock> held = SandboxLock::Acquire(/*wait=*/true);
-  EXPECT_TRUE(held.ok()) << held.status().ToString();
-  if (!held.ok()) return std::nullopt;
-  return std::move(held).value();
+  std::vector<SandboxLock> held;
+  std::ostringstream said;
+  for (int slot = 0; slot < kSandboxSlotCount; ++slot) {
+    Result<SandboxLock> lock = SandboxLock::AcquireSlot("test", said, nullptr);
+    EXPECT_TRUE(lock.ok()) << lock.status().ToString();
+    if (!lock.ok()) return std::nullopt;
+    held.push_back(std::move(lock).value());
+  }
+  SetSandboxSlot(0);
+  return held;
 }
 
 TEST(InterruptedBegin, ASignalWhileTheScorerWaitsForTheLockEndsItWithoutEvidence) {
-  std::optional<SandboxLock> lock = HoldTheSandboxLock();
+  std::optional<std::vector<SandboxLock>> lock = HoldTheSandboxLock();
   if (!lock) GTEST_SKIP() << "no full sandbox here: the scorer takes no lock";
   TempDir dir;
   SessionOptions options;
@@ -103,7 +111,7 @@ TEST(InterruptedBegin, ASignalWhileTheScorerWaitsForTheLockEndsItWithoutEvidence
   ASSERT_GT(scorer, 0);
   const bool waiting = WaitFor(
       [&] {
-        return TextAnswers(TextOf(dir / "answers"), "err").find("waiting for it") !=
+        return TextAnswers(TextOf(dir / "answers"), "err").find("waiting for one") !=
                std::string::npos;
       },
       60);
@@ -123,7 +131,7 @@ TEST(InterruptedBegin, ASignalWhileTheScorerWaitsForTheLockEndsItWithoutEvidence
 }
 
 TEST(InterruptedBegin, ASignalToTheToolAloneReachesItsWaitingScorer) {
-  std::optional<SandboxLock> lock = HoldTheSandboxLock();
+  std::optional<std::vector<SandboxLock>> lock = HoldTheSandboxLock();
   if (!lock) GTEST_SKIP() << "no full sandbox here: the scorer takes no lock";
   TempDir dir;
   const pid_t tool =
@@ -132,7 +140,7 @@ TEST(InterruptedBegin, ASignalToTheToolAloneReachesItsWaitingScorer) {
             "/dev/null", dir / "stdout", dir / "stderr");
   ASSERT_GT(tool, 0);
   const bool waiting = WaitFor(
-      [&] { return TextOf(dir / "stderr").find("waiting for it") != std::string::npos; }, 60);
+      [&] { return TextOf(dir / "stderr").find("waiting for one") != std::string::npos; }, 60);
   EXPECT_TRUE(waiting) << TextOf(dir / "stderr");
   kill(tool, SIGTERM);
   const std::optional<int> status = ExitWithin(tool, 10);

@@ -16,6 +16,7 @@
 
 #include "core/canonical_json.h"
 #include "core/file.h"
+#include "data/keyed_stream.h"
 #include "session/request.h"
 #include "session/scorer_binary.h"
 #include "support/checkout.h"
@@ -79,6 +80,45 @@ TEST(ScorerProgram, AFileOfRequestsScoresOnItsOwn) {
   EXPECT_EQ(contract, answers["scored"][0]["contract"]);
   // A scorer fed by a file names no tool: nothing asked it.
   EXPECT_TRUE(contract["observed"]["tool"].is_null()) << contract["observed"];
+}
+
+// A shard of a run: the tool gives the session its seed, and the scorer scores one run of one
+// record. The seed is committed and revealed as a fresh one would be, and the shard's evidence
+// audits on its own. A seed that is not 64 hex digits is bad input, before
+// any evidence.
+TEST(ScorerProgram, AGivenSeedIsCommittedAndRevealedAndTheShardAudits) {
+  if (!HavePython()) GTEST_SKIP() << "no python3 with torch";
+  TempDir dir;
+  SessionOptions options;
+  options.rules_path = FastRules(dir);
+  options.out = dir / "shard";
+  options.needs_python = true;
+  options.energy = false;
+  options.seed = std::string(64, '5');
+  RecordSpec record;
+  record.id = "ncm";
+  record.spec = SourceDir() + "/baselines/submissions/ncm.py";
+  record.band_bp = 2000;
+  BinaryRun run = Serve(
+      dir, Request("begin", SessionOptionsToJson(options)) +
+               Request("score", {{"record", RecordSpecToJson(record)}, {"runs", 1}, {"first_run", 1}}) +
+               Request("complete", Json::object()));
+  ASSERT_EQ(run.exit_code, 0) << run.out << run.err;
+  EXPECT_EQ(*ReadFile(dir / "shard/seed.reveal"), *options.seed + "\n");
+  Result<RunSeed> seed = ParseRunSeed(*options.seed, "the seed");
+  ASSERT_TRUE(seed.ok());
+  EXPECT_EQ(*ReadFile(dir / "shard/seed.commit"), RunSeedSha256(*seed) + "\n");
+  BinaryRun audit = RunRatchet({"audit", dir / "shard", "--rules", *options.rules_path});
+  EXPECT_EQ(audit.exit_code, 0) << audit.out << audit.err;
+  EXPECT_NE(audit.out.find("seed.reveal is the seed seed.commit binds"), std::string::npos)
+      << audit.out;
+
+  options.out = dir / "not-begun";
+  options.seed = "55";
+  run = Serve(dir, Request("begin", SessionOptionsToJson(options)));
+  EXPECT_EQ(run.exit_code, 2) << run.out << run.err;
+  EXPECT_NE(run.out.find("the session's seed"), std::string::npos) << run.out;
+  EXPECT_FALSE(PathExists(dir / "not-begun"));
 }
 
 TEST(ScorerProgram, TheToolWithoutItsScorerSaysHowToGetOne) {
