@@ -26,15 +26,36 @@
 namespace ratchet {
 namespace {
 
-FixtureOptions Gpu(double ms) {
+// The default rule set with 3 MNIST calls and 1 hold-out call a run (its timing rules as they
+// are): fewer draws for the fixture to make and promote's audit to make again.
+std::string FewCallsRules() {
+  static const TempDir* dir = new TempDir;
+  static const std::string path = [] {
+    Json rules = Json::parse(EmbeddedRuleSetText(kDefaultRuleSetId));
+    rules["calls"]["mnist_calls"] = 3;
+    rules["calls"]["holdout_calls"] = 1;
+    const std::string file = *dir / "few-calls.json";
+    EXPECT_TRUE(WriteFileAtomic(file, rules.dump(2)).ok());
+    return file;
+  }();
+  return path;
+}
+
+FixtureOptions Options() {
   FixtureOptions options;
+  options.rules = FewCallsRules();
+  return options;
+}
+
+FixtureOptions Gpu(double ms) {
+  FixtureOptions options = Options();
   options.device_kind = "cuda";
   options.records[0].ms = ms;
   return options;
 }
 
 FixtureOptions Cpu(double ms) {
-  FixtureOptions options;
+  FixtureOptions options = Options();
   options.records[0].ms = ms;
   return options;
 }
@@ -47,7 +68,7 @@ void WriteBaseline(const std::string& path, const std::vector<std::string>& ids)
     records[id] = {{"submission", "submissions/ncm.py"}, {"band_bp", 540}};
   }
   const Json doc = {{"schema", "ratchet.baseline/1"},
-                    {"contract", {{"locked", FixtureLocked(FixtureOptions{})}}},
+                    {"contract", {{"locked", FixtureLocked(Options())}}},
                     {"lanes", Json::object()},
                     {"records", records}};
   ASSERT_TRUE(WriteFileAtomic(path, doc.dump(2) + "\n").ok());
@@ -331,7 +352,7 @@ TEST_F(PromoteOnAGpuLane, AResealedReportIsRefused) {
 // and the manifest sealed again is refused.
 TEST_F(PromoteOnAGpuLane, ALabelChangedAfterTheRunIsFoundByTheRecount) {
   if (!FixtureDatasetsPresent()) GTEST_SKIP() << "the datasets are not here";
-  FixtureOptions locked;  // the datasets locked: the fixture's labels are the draws'
+  FixtureOptions locked = Options();  // the fixture's labels are the draws'
   locked.device_kind = "cuda";
   TempDir other;
   WriteBaseline(other / "records.json", {"ncm"});
