@@ -19,6 +19,7 @@
 #include "rules/rule_ids.h"
 #include "rules/rule_set.h"
 #include "support/checkout.h"
+#include "support/rule_constants.h"
 #include "support/temp_dir.h"
 
 namespace ratchet {
@@ -332,47 +333,17 @@ TEST(Ratchet, EveryRuleConstantChangedIsContractChangedNamingIt) {
   Result<Baseline> base = ParseBaseline(doc.dump(), "records.json");
   ASSERT_TRUE(base.ok()) << base.status().message();
 
-  // (JSON pointer, the field path as messages name it: "rules.energy.reference_bands[0].prefix")
-  std::vector<std::pair<Json::json_pointer, std::string>> leaves;
-  std::function<void(const Json&, const std::string&, const std::string&)> walk =
-      [&](const Json& value, const std::string& pointer, const std::string& dotted) {
-        if (value.is_array()) {
-          for (size_t i = 0; i < value.size(); ++i) {
-            walk(value[i], pointer + "/" + std::to_string(i), JoinPath(dotted, i));
-          }
-        } else if (value.is_object()) {
-          for (auto it = value.begin(); it != value.end(); ++it) {
-            walk(it.value(), pointer + "/" + it.key(), JoinPath(dotted, it.key()));
-          }
-        } else if (pointer != "/datasets/mnist" && pointer.rfind("/datasets/foreign/", 0) != 0) {
-          // The dataset names are not constants: only the datasets ratchet knows are valid.
-          leaves.push_back({Json::json_pointer(pointer), dotted});
-        }
-      };
-  walk(reviewed->document, "", "rules");
+  const std::vector<std::pair<Json::json_pointer, std::string>> leaves =
+      RuleConstants(reviewed->document);
   ASSERT_GE(leaves.size(), 60u);
   for (const auto& [pointer, dotted] : leaves) {
     bool named = false;
     std::string tried;
-    // A change the rule set refuses is followed by another: +1, -1, x2, x4.
-    for (int attempt = 0; attempt < 4 && !named; ++attempt) {
-      Json changed = reviewed->document;
-      Json& field = changed[pointer];
-      if (field.is_number_integer()) {
-        const int64_t value = field.get<int64_t>();
-        const int64_t options[] = {value + 1, value - 1, 2 * value, 4 * value};
-        field = options[attempt];
-      } else if (field.is_number()) {
-        if (attempt > 1) break;
-        field = field.get<double>() * (attempt == 0 ? 1.25 : 0.8);
-      } else if (field.is_boolean()) {
-        if (attempt > 0) break;
-        field = !field.get<bool>();
-      } else {
-        if (attempt > 1) break;
-        field = field.get<std::string>() + (attempt == 0 ? "-changed" : "x");
-      }
-      Result<RuleSet> rules = ParseRuleSet(changed.dump(), "the changed rule set");
+    // A change the rule set refuses is followed by another.
+    for (int attempt = 0; !named; ++attempt) {
+      const std::optional<Json> changed = ChangedRuleConstant(reviewed->document, pointer, attempt);
+      if (!changed) break;
+      Result<RuleSet> rules = ParseRuleSet(changed->dump(), "the changed rule set");
       if (!rules.ok()) {
         tried += rules.status().message() + "\n";
         continue;

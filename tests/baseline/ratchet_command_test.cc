@@ -22,6 +22,7 @@
 #include "support/checkout.h"
 #include "support/fast_rules.h"
 #include "support/processes.h"
+#include "support/rule_constants.h"
 #include "support/run_binary.h"
 #include "support/temp_dir.h"
 
@@ -356,24 +357,7 @@ TEST(RatchetRunTest, EveryRuleConstantChangedIsContractChanged) {
   if (!HavePython()) GTEST_SKIP() << "no python3 that imports torch";
   Workspace space(Json{{"broken", SourceRecord(true)}});
   const Json rules = FastRulesJson();
-  // (JSON pointer, the field path as messages name it: "rules.energy.reference_bands[0].prefix")
-  std::vector<std::pair<Json::json_pointer, std::string>> leaves;
-  std::function<void(const Json&, const std::string&, const std::string&)> walk =
-      [&](const Json& value, const std::string& pointer, const std::string& dotted) {
-        if (value.is_array()) {
-          for (size_t i = 0; i < value.size(); ++i) {
-            walk(value[i], pointer + "/" + std::to_string(i), JoinPath(dotted, i));
-          }
-        } else if (value.is_object()) {
-          for (auto it = value.begin(); it != value.end(); ++it) {
-            walk(it.value(), pointer + "/" + it.key(), JoinPath(dotted, it.key()));
-          }
-        } else if (pointer != "/datasets/mnist" && pointer.rfind("/datasets/foreign/", 0) != 0) {
-          // The dataset names are not constants: only the datasets ratchet knows are valid.
-          leaves.push_back({Json::json_pointer(pointer), dotted});
-        }
-      };
-  walk(rules, "", "rules");
+  const std::vector<std::pair<Json::json_pointer, std::string>> leaves = RuleConstants(rules);
   ASSERT_GE(leaves.size(), 60u);
   // One constant of each kind, end to end; baseline_test changes every one of them against the
   // ratchet's comparison.
@@ -383,31 +367,16 @@ TEST(RatchetRunTest, EveryRuleConstantChangedIsContractChanged) {
     if (kinds.insert(rules[leaf.first].type()).second) sample.push_back(leaf);
   }
   ASSERT_GE(sample.size(), 2u);
-  leaves = sample;
   int named = 0, runs = 0;
-  for (const auto& [pointer, dotted] : leaves) {
+  for (const auto& [pointer, dotted] : sample) {
     bool seen = false;
     std::string tried;
-    // A change the rule set refuses (exit 2) is followed by another: +1, -1, x2, x4.
-    for (int attempt = 0; attempt < 4 && !seen; ++attempt) {
-      Json changed = rules;
-      Json& field = changed[pointer];
-      if (field.is_number_integer()) {
-        const int64_t value = field.get<int64_t>();
-        const int64_t options[] = {value + 1, value - 1, 2 * value, 4 * value};
-        field = options[attempt];
-      } else if (field.is_number()) {
-        if (attempt > 1) break;
-        field = field.get<double>() * (attempt == 0 ? 1.25 : 0.8);
-      } else if (field.is_boolean()) {
-        if (attempt > 0) break;
-        field = !field.get<bool>();
-      } else {
-        if (attempt > 1) break;
-        field = field.get<std::string>() + (attempt == 0 ? "-changed" : "x");
-      }
+    // A change the rule set refuses (exit 2) is followed by another.
+    for (int attempt = 0; !seen; ++attempt) {
+      const std::optional<Json> changed = ChangedRuleConstant(rules, pointer, attempt);
+      if (!changed) break;
       const std::string file = space.dir() / "changed-rules.json";
-      ASSERT_TRUE(WriteFileAtomic(file, changed.dump(2)).ok());
+      ASSERT_TRUE(WriteFileAtomic(file, changed->dump(2)).ok());
       BinaryRun run = RunRatchet({"run", "--baseline", space.baseline(), "--rules", file, "--out",
                                   space.dir() / ("changed-" + std::to_string(++runs))});
       seen = run.exit_code == 1 && Contains(run.out, "contract-changed: " + dotted + ":");
@@ -416,7 +385,7 @@ TEST(RatchetRunTest, EveryRuleConstantChangedIsContractChanged) {
     EXPECT_TRUE(seen) << dotted << "\n" << tried;
     named += seen;
   }
-  EXPECT_EQ(named, static_cast<int>(leaves.size()));
+  EXPECT_EQ(named, static_cast<int>(sample.size()));
 }
 
 // SIGTERM to ratchet finishes the evidence as interrupted (exit 130). SIGKILL to ratchet does
