@@ -7,6 +7,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <cctype>
+#include <cstdlib>
 #include <ostream>
 
 #include "cli/interrupt.h"
@@ -95,6 +98,16 @@ Result<std::string> FindScorer() {
   return scorer;
 }
 
+std::string DeviceLockPath() {
+  const char* devices = std::getenv("CUDA_VISIBLE_DEVICES");
+  std::string key = devices != nullptr ? devices : "";
+  const bool plain = !key.empty() && key.size() <= 64 &&
+                     std::all_of(key.begin(), key.end(), [](char c) {
+                       return std::isalnum(static_cast<unsigned char>(c)) || c == ',' || c == '-';
+                     });
+  return std::string("/run/ratchet-device-") + (plain ? key : std::string("all")) + ".lock";
+}
+
 int RunScorerCommand(const std::string& name, const std::vector<std::string>& args,
                      const std::vector<std::string>& extra, CommandContext& context) {
   std::vector<std::string> words = {name};
@@ -102,14 +115,34 @@ int RunScorerCommand(const std::string& name, const std::vector<std::string>& ar
   words.insert(words.end(), extra.begin(), extra.end());
   context.out.flush();
   context.err.flush();
+  // The telemetry reference loads the device as a scoring does: one at a time on a device.
+  std::optional<SandboxLock> device_lock;
+  const bool help = std::find(args.begin(), args.end(), "--help") != args.end() ||
+                    std::find(args.begin(), args.end(), "-h") != args.end();
+  if (name == "telemetry" && !help && geteuid() == 0) {
+    Result<SandboxLock> held =
+        SandboxLock::AcquireWaiting(name, context.err, nullptr, DeviceLockPath());
+    if (!held.ok()) return ReportError(context.err, name.c_str(), held.status());
+    device_lock.emplace(std::move(*held));
+  }
   std::optional<SignalForwarding> forwarding;
   Result<pid_t> pid = StartScorer(words, -1, -1, forwarding);
   if (!pid.ok()) return ReportError(context.err, name.c_str(), pid.status());
   return ExitCodeOfScorer(Reap(*pid, *forwarding));
 }
 
+
 Result<std::unique_ptr<ScorerClient>> ScorerClient::Begin(const SessionOptions& options,
                                                           CommandContext& progress) {
+  // One scorer at a time on a device: as root, the device's lock is taken before the scorer
+  // starts (a signal meanwhile ends the tool, which has begun nothing) and held until it exits.
+  std::optional<SandboxLock> device_lock;
+  if (geteuid() == 0) {
+    Result<SandboxLock> held =
+        SandboxLock::AcquireWaiting(options.command, progress.err, nullptr, DeviceLockPath());
+    if (!held.ok()) return held.status();
+    device_lock.emplace(std::move(*held));
+  }
   // What killed runs left where this one's evidence goes is removed before the scorer begins.
   SweepPartialFoldersIn(EvidenceFolder(options), progress.out);
   int to_scorer[2], from_scorer[2];
@@ -120,6 +153,7 @@ Result<std::unique_ptr<ScorerClient>> ScorerClient::Begin(const SessionOptions& 
     return Status::IOError("pipe", errno);
   }
   std::unique_ptr<ScorerClient> client(new ScorerClient(progress, options.command));
+  client->device_lock_ = std::move(device_lock);
   Result<pid_t> pid = StartScorer({"serve"}, to_scorer[0], from_scorer[1], client->forwarding_);
   close(to_scorer[0]);
   close(from_scorer[1]);

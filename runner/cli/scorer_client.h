@@ -16,6 +16,7 @@
 #include "cli/interrupt.h"
 #include "core/canonical_json.h"
 #include "core/status.h"
+#include "sandbox/lock.h"
 #include "session/request.h"
 
 namespace ratchet {
@@ -33,6 +34,12 @@ bool ScorerInterrupted();
 // cannot be started. `ratchet contract` and `ratchet telemetry` are answered so.
 int RunScorerCommand(const std::string& name, const std::vector<std::string>& args,
                      const std::vector<std::string>& extra, CommandContext& context);
+
+// The lock of the device a scorer started by this process scores on: one per value of
+// CUDA_VISIBLE_DEVICES (a GPU of `ratchet run --devices`), "all" when it is not set. Scorers side
+// by side each hold a sandbox slot of their own (docs/sandbox.md, "Slots"); this lock keeps two of
+// them off one device, where each would disturb the other's times.
+std::string DeviceLockPath();
 
 class ScorerClient {
  public:
@@ -92,6 +99,9 @@ class ScorerClient {
   int raw_exit_ = -1;  // as Reap gave it: 128 + a signal's number for a scorer a signal ended
   // From the scorer's start until the client is gone; the dispositions it replaced come back then.
   std::optional<SignalForwarding> forwarding_;
+  // The lock of the device the scorer scores on (DeviceLockPath), held as root until the client
+  // is gone, after the scorer exited.
+  std::optional<SandboxLock> device_lock_;
 };
 
 }  // namespace ratchet

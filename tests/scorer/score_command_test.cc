@@ -211,34 +211,34 @@ TEST(ScoreCommandTest, RedTeamSubmissionsEndWithTheirRule) {
   }
 }
 
-// Two scorers side by side on one host (as `ratchet run --devices` starts them, one per GPU):
-// each takes a sandbox slot of its own, so that their workers run at the same time, each as a
-// uid of its own slot, and neither reaps, freezes or kills the other's. Both score to the end.
-TEST(ScoreCommandTest, TwoScorersSideBySideEachKeepToTheirOwnSlot) {
-  if (!HavePython()) GTEST_SKIP() << "no python3 that imports torch";
-  if (geteuid() != 0) GTEST_SKIP() << "slots are the full sandbox's: run as root";
-  TempDir dir;
-  const std::string rules = FastRules(dir);
+// Two `ratchet score` started at once, the first with CUDA_VISIBLE_DEVICES=`devices[0]`, the
+// second with `devices[1]`: both must score to the end. Each one's slot and the span of its
+// workers' clocks.
+struct SideBySide {
   BinaryRun runs[2];
-  std::thread second;
+  int64_t slots[2] = {-1, -1};
+  std::pair<int64_t, int64_t> spans[2];
+};
+void ScoreTwoAtOnce(const TempDir& dir, const std::string devices[2], SideBySide* out) {
+  const std::string rules = FastRules(dir);
   auto score = [&](int i) {
-    runs[i] = RunRatchet({"score", SourceDir() + "/baselines/submissions/ncm.py", "--band", "3000",
-                          "--rules", rules, "--out", dir / ("side-" + std::to_string(i))});
+    out->runs[i] = RunRatchet({"score", SourceDir() + "/baselines/submissions/ncm.py", "--band",
+                               "3000", "--rules", rules, "--out",
+                               dir / ("side-" + std::to_string(i))},
+                              {"CUDA_VISIBLE_DEVICES=" + devices[i]});
   };
-  second = std::thread(score, 1);
+  std::thread second(score, 1);
   score(0);
   second.join();
-  std::set<int64_t> slots;
-  std::vector<std::pair<int64_t, int64_t>> spans;  // each scorer's first and last worker clock
   for (int i = 0; i < 2; ++i) {
-    const std::string out = dir / ("side-" + std::to_string(i));
-    ASSERT_TRUE(ScoredToTheEnd(runs[i], out)) << i;
-    EXPECT_EQ(runs[i].exit_code, 0) << runs[i].out << runs[i].err;
-    const Json contract = Json::parse(*ReadFile(out + "/contract.json"));
+    const std::string folder = dir / ("side-" + std::to_string(i));
+    ASSERT_TRUE(ScoredToTheEnd(out->runs[i], folder)) << i;
+    EXPECT_EQ(out->runs[i].exit_code, 0) << out->runs[i].out << out->runs[i].err;
+    const Json contract = Json::parse(*ReadFile(folder + "/contract.json"));
     const int64_t slot = contract["observed"].value("sandbox_slot", int64_t{-1});
-    slots.insert(slot);
+    out->slots[i] = slot;
     const std::vector<uid_t> own = SlotWorkerUids(static_cast<int>(slot));
-    const Json calls = Json::parse(*ReadFile(out + "/records/ncm/run-1/calls.json"));
+    const Json calls = Json::parse(*ReadFile(folder + "/records/ncm/run-1/calls.json"));
     int64_t first = INT64_MAX, last = 0;
     for (const Json& call : calls) {
       const uid_t uid = call["worker"]["sandbox"]["uid"].get<uid_t>();
@@ -247,14 +247,45 @@ TEST(ScoreCommandTest, TwoScorersSideBySideEachKeepToTheirOwnSlot) {
       first = std::min(first, call["worker"]["clock_ns"]["main"].get<int64_t>());
       last = std::max(last, call["worker"]["clock_ns"]["replying"].get<int64_t>());
     }
-    spans.push_back({first, last});
+    out->spans[i] = {first, last};
   }
-  EXPECT_EQ(slots, (std::set<int64_t>{0, 1}));
-  // They ran at once: neither waited for the other's slot.
-  EXPECT_LT(std::max(spans[0].first, spans[1].first), std::min(spans[0].second, spans[1].second));
   for (int slot = 0; slot < 2; ++slot) {
     for (uid_t uid : SlotWorkerUids(slot)) EXPECT_TRUE(ProcessesOfUser(uid).empty()) << uid;
   }
+}
+
+// Two scorers side by side on one host, each on a device of its own (as `ratchet run --devices`
+// will start them, one per GPU): each takes a sandbox slot of its own, so that their workers run
+// at the same time, each as a uid of its own slot, and neither reaps, freezes or kills the
+// other's. Both score to the end.
+TEST(ScoreCommandTest, TwoScorersOnTwoDevicesEachKeepToTheirOwnSlot) {
+  if (!HavePython()) GTEST_SKIP() << "no python3 that imports torch";
+  if (geteuid() != 0) GTEST_SKIP() << "slots are the full sandbox's: run as root";
+  TempDir dir;
+  const std::string devices[2] = {"0", "1"};
+  SideBySide side;
+  ScoreTwoAtOnce(dir, devices, &side);
+  EXPECT_EQ(std::set<int64_t>(std::begin(side.slots), std::end(side.slots)),
+            (std::set<int64_t>{0, 1}));
+  // They ran at once: neither waited for the other.
+  EXPECT_LT(std::max(side.spans[0].first, side.spans[1].first),
+            std::min(side.spans[0].second, side.spans[1].second));
+}
+
+// Two scorers on one device take turns: the second waits for the device's lock, says so, and
+// neither's workers run while the other's do (each would disturb the other's times).
+TEST(ScoreCommandTest, TwoScorersOnOneDeviceTakeTurns) {
+  if (!HavePython()) GTEST_SKIP() << "no python3 that imports torch";
+  if (geteuid() != 0) GTEST_SKIP() << "the device's lock is taken as root";
+  TempDir dir;
+  const std::string devices[2] = {"0", "0"};
+  SideBySide side;
+  ScoreTwoAtOnce(dir, devices, &side);
+  EXPECT_TRUE(side.spans[0].second < side.spans[1].first ||
+              side.spans[1].second < side.spans[0].first)
+      << "the workers of two scorers on one device ran at the same time";
+  EXPECT_NE((side.runs[0].err + side.runs[1].err).find("ratchet-device-0.lock; waiting for it"), std::string::npos)
+      << side.runs[0].err << side.runs[1].err;
 }
 
 TEST(ScoreCommandTest, BadUsageExitsTwo) {
