@@ -146,9 +146,17 @@ void CheckCallsRanOnTheLane(const EvidenceContext& context, const std::vector<Ca
               ": the calls did not run on the lane the contract names");
     }
   }
-  // Under the full sandbox every worker said so itself: a sandbox uid, no_new_privs, and seccomp
-  // in filter mode (2).
+  // Under the full sandbox every worker said so itself: a uid of the scorer's sandbox slot
+  // (observed.sandbox_slot; slot 0 in evidence from before slots), no_new_privs, and seccomp in
+  // filter mode (2).
   if (contract.sandbox().found_or_null() != Json("full")) return;
+  const Json observed = context.contract.value("observed", Json());
+  const Json slot_json = observed.is_object() ? observed.value("sandbox_slot", Json(0)) : Json(0);
+  const int slot = slot_json.is_number_integer() && slot_json.get<int64_t>() >= 0 &&
+                           slot_json.get<int64_t>() < kSandboxSlotCount
+                       ? static_cast<int>(slot_json.get<int64_t>())
+                       : -1;
+  const std::vector<uid_t> slot_uids = slot >= 0 ? SlotWorkerUids(slot) : std::vector<uid_t>{};
   size_t differing = 0, first = 0;
   Json found;
   for (size_t i = 0; i < calls.size(); ++i) {
@@ -156,9 +164,9 @@ void CheckCallsRanOnTheLane(const EvidenceContext& context, const std::vector<Ca
     const Json& hello = calls[i].worker;
     const Json said = hello.is_object() ? hello.value("sandbox", Json()) : Json();
     const Json uid = said.is_object() ? said.value("uid", Json()) : Json();
-    const bool sandbox_uid = uid.is_number_integer() && uid.get<int64_t>() > 0 &&
-                             uid.get<int64_t>() <= 65535 &&
-                             IsSandboxWorkerUid(static_cast<uid_t>(uid.get<int64_t>()));
+    const bool sandbox_uid =
+        uid.is_number_integer() &&
+        std::find(slot_uids.begin(), slot_uids.end(), uid.get<int64_t>()) != slot_uids.end();
     const bool confined = said.is_object() && said.value("no_new_privs", Json()) == Json(1) &&
                           said.value("seccomp", Json()) == Json(2);
     if (!sandbox_uid || !confined) {
@@ -173,8 +181,10 @@ void CheckCallsRanOnTheLane(const EvidenceContext& context, const std::vector<Ca
                    JsonShown(found) +
                        (differing > 1 ? " (and in " + std::to_string(differing - 1) + " more calls)"
                                       : std::string()) +
-                       ", but contract.json observed the full sandbox, where a worker runs as a "
-                       "sandbox uid with no_new_privs 1 and seccomp 2");
+                       ", but contract.json observed the full sandbox in slot " +
+                       JsonShown(slot_json) +
+                       ", where a worker runs as one of the slot's uids with no_new_privs 1 and "
+                       "seccomp 2");
   }
 }
 

@@ -50,6 +50,7 @@
 #include "support/checkout.h"
 #include "support/fast_rules.h"
 #include "support/run_binary.h"
+#include "sandbox/policy.h"
 #include "support/temp_dir.h"
 
 namespace ratchet {
@@ -691,6 +692,20 @@ TEST(TamperBundledTest, AFullSandboxNobodyObservedIsAFinding) {
   EXPECT_EQ(result.verdict(), AuditVerdict::kDoesNotStand) << Findings(result);
   EXPECT_TRUE(HasFinding(result, "records/ncm-py/run-2/calls.json: calls[3].worker.sandbox",
                          "contract.json observed the full sandbox"))
+      << Findings(result);
+
+  // A worker uid of another slot than the one the contract observed.
+  const std::string other_slot = dir / "other-slot";
+  std::filesystem::copy(bundled, other_slot, std::filesystem::copy_options::recursive);
+  const Json contract = Json::parse(*ReadFile(other_slot + "/" + kContractFile));
+  const int slot = contract["observed"].value("sandbox_slot", 0);
+  EditJson(other_slot, "records/ncm-py/run-2/calls.json", [&](Json& calls) {
+    calls[3]["worker"]["sandbox"]["uid"] = SlotWorkerUids((slot + 1) % kSandboxSlotCount)[0];
+  });
+  result = AuditWithoutData(other_slot);
+  EXPECT_EQ(result.verdict(), AuditVerdict::kDoesNotStand) << Findings(result);
+  EXPECT_TRUE(HasFinding(result, "records/ncm-py/run-2/calls.json: calls[3].worker.sandbox",
+                         "where a worker runs as one of the slot's uids"))
       << Findings(result);
 }
 
