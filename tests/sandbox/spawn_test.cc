@@ -290,7 +290,14 @@ TEST_F(SpawnTest, RefusesAMalformedSpec) {
 
   SpawnSpec other_uid = ReportSpec();
   other_uid.uid = 1000;
-  EXPECT_NE(Spawn(other_uid).status().message().find("is not one of the sandbox's worker uids"),
+  EXPECT_NE(Spawn(other_uid).status().message().find(
+                "is not a worker uid of this process's sandbox slot"),
+            std::string::npos);
+  // Nor a uid of another slot: another scorer's workers have those.
+  SpawnSpec other_slot = ReportSpec();
+  other_slot.uid = SlotWorkerUids(SandboxSlot() + 1).front();
+  EXPECT_NE(Spawn(other_slot).status().message().find(
+                "is not a worker uid of this process's sandbox slot"),
             std::string::npos);
   ExpectNoChildren();
 }
