@@ -22,6 +22,8 @@ const std::vector<Command>& Commands() {
       {"run", "score a baseline's records and hold them to it", kRunUsage, RunRun},
       {"score", "score one submission, every timed call in a fresh sandboxed worker", kScoreUsage,
        RunScore},
+      {"score-shard", "score one shard of a sharded run (started by run's executors)",
+       kScoreShardUsage, RunScoreShard},
       {"telemetry", "what this GPU reads on the energy column's telemetry reference",
        kTelemetryUsage, RunTelemetry},
   };

@@ -32,6 +32,7 @@ int RunDraw(CommandContext& context);
 int RunPromote(CommandContext& context);
 int RunRun(CommandContext& context);
 int RunScore(CommandContext& context);
+int RunScoreShard(CommandContext& context);
 int RunTelemetry(CommandContext& context);
 
 extern const char kAuditUsage[];
@@ -42,6 +43,7 @@ extern const char kDrawUsage[];
 extern const char kPromoteUsage[];
 extern const char kRunUsage[];
 extern const char kScoreUsage[];
+extern const char kScoreShardUsage[];
 extern const char kTelemetryUsage[];
 
 // Real entry point: `ratchet [--help | --version | COMMAND ...]`.

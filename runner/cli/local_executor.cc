@@ -100,9 +100,26 @@ Status LocalExecutor::Start(const Shard& shard, int attempt) {
   redirect(0, command->stdin_path, O_RDONLY);
   redirect(1, command->stdout_path, O_WRONLY | O_CREAT | O_TRUNC);
   redirect(2, command->stderr_path, O_WRONLY | O_CREAT | O_TRUNC);
+  // The shard's process is a process group of its own, with SIGINT and SIGTERM unblocked and at
+  // their defaults: a Ctrl-C on the terminal reaches ratchet alone, which cancels each shard
+  // (CancelAll) and so knows a cancelled shard from one that failed.
+  posix_spawnattr_t attributes;
+  posix_spawnattr_init(&attributes);
+  sigset_t none, defaults;
+  sigemptyset(&none);
+  sigemptyset(&defaults);
+  sigaddset(&defaults, SIGINT);
+  sigaddset(&defaults, SIGTERM);
+  sigaddset(&defaults, SIGPIPE);
+  posix_spawnattr_setsigmask(&attributes, &none);
+  posix_spawnattr_setsigdefault(&attributes, &defaults);
+  posix_spawnattr_setpgroup(&attributes, 0);
+  posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK |
+                                            POSIX_SPAWN_SETSIGDEF);
   pid_t pid = -1;
   const int error =
-      posix_spawn(&pid, argv[0], &actions, nullptr, argv.data(), envp.data());
+      posix_spawn(&pid, argv[0], &actions, &attributes, argv.data(), envp.data());
+  posix_spawnattr_destroy(&attributes);
   posix_spawn_file_actions_destroy(&actions);
   if (error != 0) return Status::IOError("starting " + command->argv[0], error);
 

@@ -14,6 +14,9 @@
 #include "baseline/ratchet.h"
 #include "baseline/ratchet_report.h"
 #include "cli/commands.h"
+#include "cli/run_sharded.h"
+#include "cli/tool_sha256.h"
+#include "core/version.h"
 #include "cli/score_args.h"
 #include "cli/scorer_client.h"
 #include "contract/contract_view.h"
@@ -84,6 +87,397 @@ std::string Padded(std::string text, size_t width) {
   return text + "  ";
 }
 
+}  // namespace
+
+int RunsOf(const RunRequest& request, const std::string& record, bool gpu) {
+  const BaselineRecord& entry = request.baseline.records.at(record);
+  return static_cast<int>(request.runs_flag.value_or(entry.runs.value_or(gpu ? 3 : 1)));
+}
+
+std::string ScoreAgainLine(const Baseline& baseline, const std::string& id,
+                           const std::string& lane, ScoreAgain why, const Scoring& first) {
+  const BaselineRecord& record = baseline.records.at(id);
+  if (why == ScoreAgain::kTimingRulesAlone) {
+    return "record " + id + ": scored " + OutcomeText(first.outcome) + ", reviewed " +
+           OutcomeText(*record.expected) + ": timing rules alone differ: scoring it again\n";
+  }
+  return "record " + id + ": " + MsText(first.ranked_ms) +
+         " ms is outside the tolerance of the reviewed " +
+         MsText(record.timing.at(lane).ranked_ms) + " ms: scoring it again\n";
+}
+
+void HoldToBaseline(const RunRequest& request, const std::vector<std::string>& notes,
+                    RunOutcome* outcome) {
+  RatchetInputs& inputs = outcome->inputs;
+  outcome->lane = ContractView(inputs.contract).lane_id().value_or("");
+  // The boards the reviewed times came from, for the messages of times outside their tolerance.
+  for (const std::string& id : inputs.selected) {
+    inputs.reviewed_boards[id] =
+        ReviewedBoard(request.baseline, request.folder, outcome->lane, id);
+  }
+  outcome->ratchet = RatchetErrors(request.baseline, inputs);
+  for (const std::string& note : notes) outcome->ratchet.notes.push_back(note);
+  // The reviewed evidence a record names must be there, whole.
+  CheckReviewedEvidence(request.baseline, request.folder, inputs.selected, &outcome->ratchet);
+  outcome->exit_code = outcome->ratchet.errors.empty() ? kExitSuccess : kExitFinding;
+}
+
+Json RatchetPartOf(const RunRequest& request, const RunOutcome& outcome) {
+  RatchetReport part;
+  part.baseline = request.baseline_path;
+  part.baseline_sha256 = request.baseline_sha256;
+  part.errors = outcome.ratchet.errors;
+  part.notes = outcome.ratchet.notes;
+  part.lane_reviewed = outcome.ratchet.lane_reviewed;
+  part.contract_changed = outcome.ratchet.contract_changed;
+  part.require_lane = outcome.inputs.require_lane;
+  part.rule_set = outcome.inputs.rule_set;
+  return RatchetReportJson(part);
+}
+
+void PrintRunOutcome(const RunRequest& request, const RunOutcome& outcome,
+                     CommandContext& context) {
+  const RatchetResult& ratchet = outcome.ratchet;
+  if (request.json) {
+    Json errors = Json::array();
+    for (const RatchetError& error : ratchet.errors) {
+      errors.push_back(
+          {{"code", error.code}, {"record", error.record}, {"message", error.message}});
+    }
+    Json out = {{"evidence", outcome.evidence},
+                {"baseline", request.baseline_path},
+                {"lane", outcome.lane},
+                {"lane_reviewed", ratchet.lane_reviewed},
+                {"errors", errors},
+                {"notes", ratchet.notes},
+                {"records", ReportRecordsJson(outcome.records)},
+                {"exit_code", outcome.exit_code}};
+    context.out << out.dump(2) << "\n";
+    return;
+  }
+  context.out << "\n"
+              << Padded("record", 16) << Padded("expected", 36) << Padded("scored", 36)
+              << "ranked_ms\n";
+  for (const std::string& id : outcome.inputs.selected) {
+    const BaselineRecord& record = request.baseline.records.at(id);
+    const ScoredRecord& scored = outcome.inputs.scored.at(id);
+    context.out << Padded(id, 16)
+                << Padded(record.expected ? OutcomeText(*record.expected) : "(unreviewed)", 36)
+                << Padded(OutcomeText(scored.outcome), 36) << MsText(scored.ranked_ms)
+                << (scored.rerun_ranked_ms ? ", again " + MsText(scored.rerun_ranked_ms) : "")
+                << "\n";
+  }
+  for (const std::string& note : ratchet.notes) context.out << "note: " << note << "\n";
+  if (ratchet.errors.empty()) {
+    context.out << "ok: every record as " << request.baseline_path << " expects\n";
+  } else {
+    context.out << ratchet.errors.size() << " difference(s) from " << request.baseline_path
+                << ":\n";
+    for (const RatchetError& error : ratchet.errors) {
+      context.out << "  " << error.code << (error.record.empty() ? "" : " " + error.record)
+                  << ": " << error.message << "\n";
+    }
+  }
+}
+
+namespace {
+
+// A comma-separated list of GPU indices ("0,2"), or "all".
+Result<std::vector<std::string>> ParseDevices(const std::string& text) {
+  std::vector<std::string> devices;
+  if (text == "all") return devices;
+  std::string current;
+  for (size_t i = 0; i <= text.size(); ++i) {
+    if (i == text.size() || text[i] == ',') {
+      if (current.empty() || current.size() > 3 ||
+          !std::all_of(current.begin(), current.end(), [](char c) { return c >= '0' && c <= '9'; })) {
+        return Status::Usage("--devices is \"all\" or GPU indices separated by commas (0,2), not \"" +
+                             text + "\"");
+      }
+      if (std::find(devices.begin(), devices.end(), current) != devices.end()) {
+        return Status::Usage("--devices names GPU " + current + " twice");
+      }
+      devices.push_back(current);
+      current.clear();
+    } else {
+      current += text[i];
+    }
+  }
+  return devices;
+}
+
+// The options of a sharded run, when --executor (or --resume) asks for one; nullopt for the
+// direct run. Options of one executor given with the other are usage errors.
+Result<std::optional<ShardedRunOptions>> ShardedOptionsFromArgs(const Args& args) {
+  const bool sharded = args.Has("executor") || args.Has("resume");
+  const char* flags[] = {"devices",   "jobs",    "attempts",   "slurm-folder",
+                         "partition", "account", "time-limit", "gpus-per-shard"};
+  if (!sharded) {
+    for (const char* flag : flags) {
+      if (args.Has(flag)) {
+        return Status::Usage(std::string("--") + flag +
+                             " is an option of a sharded run: add --executor local or slurm");
+      }
+    }
+    return std::optional<ShardedRunOptions>();
+  }
+  if (args.Has("resume") && !args.Has("executor")) {
+    for (const char* flag : flags) {
+      if (args.Has(flag)) {
+        return Status::Usage(std::string("--") + flag +
+                             " changes how the run goes on: name its executor as well");
+      }
+    }
+    return std::optional<ShardedRunOptions>();  // the run's own, from run.json
+  }
+  ShardedRunOptions options;
+  options.executor = *args.Get("executor");
+  if (options.executor != "local" && options.executor != "slurm") {
+    return Status::Usage("--executor is local or slurm, not \"" + options.executor + "\"");
+  }
+  const bool slurm = options.executor == "slurm";
+  for (const char* flag : {"slurm-folder", "partition", "account", "time-limit",
+                           "gpus-per-shard"}) {
+    if (!slurm && args.Has(flag)) {
+      return Status::Usage(std::string("--") + flag + " is an option of --executor slurm");
+    }
+  }
+  for (const char* flag : {"devices", "jobs"}) {
+    if (slurm && args.Has(flag)) {
+      return Status::Usage(std::string("--") + flag +
+                           " is an option of --executor local (Slurm places the shards)");
+    }
+  }
+  if (args.Has("devices")) {
+    Result<std::vector<std::string>> devices = ParseDevices(*args.Get("devices"));
+    if (!devices.ok()) return devices.status();
+    options.devices = *devices;
+  }
+  if (args.Has("jobs")) {
+    Result<int64_t> jobs = ParseCount("jobs", *args.Get("jobs"), 1, 64);
+    if (!jobs.ok()) return jobs.status();
+    options.jobs = static_cast<int>(*jobs);
+  }
+  if (args.Has("attempts")) {
+    Result<int64_t> attempts = ParseCount("attempts", *args.Get("attempts"), 1, 10);
+    if (!attempts.ok()) return attempts.status();
+    options.max_attempts = static_cast<int>(*attempts);
+  }
+  if (slurm) {
+    if (!args.Has("slurm-folder")) {
+      return Status::Usage(
+          "--executor slurm needs --slurm-folder DIR: a folder every node of the cluster sees "
+          "at the same path (the run's directory must be on it too)");
+    }
+    options.slurm.folder = *args.Get("slurm-folder");
+    options.slurm.partition = args.Get("partition").value_or("");
+    options.slurm.account = args.Get("account").value_or("");
+    if (args.Has("time-limit")) {
+      Result<int64_t> minutes = ParseCount("time-limit", *args.Get("time-limit"), 1, 10080);
+      if (!minutes.ok()) return minutes.status();
+      options.slurm.time_minutes = static_cast<int>(*minutes);
+    }
+    if (args.Has("gpus-per-shard")) {
+      Result<int64_t> gpus = ParseCount("gpus-per-shard", *args.Get("gpus-per-shard"), 0, 8);
+      if (!gpus.ok()) return gpus.status();
+      options.slurm.gpus = static_cast<int>(*gpus);
+    }
+  }
+  return std::optional<ShardedRunOptions>(options);
+}
+
+// Checks what a run is asked (from the command line, or from a sharded run's run.json on
+// --resume) and reads the baseline: a RunRequest, or the usage or input error.
+Result<RunRequest> CheckRunRequest(const std::string& baseline_path,
+                                   const std::vector<std::string>& asked,
+                                   std::optional<int64_t> runs_flag, SessionOptions options,
+                                   bool require_lane, bool json) {
+  RunRequest request;
+  request.baseline_path = baseline_path;
+  request.asked = asked;
+  request.runs_flag = runs_flag;
+  request.require_lane = require_lane;
+  request.json = json;
+  request.options = std::move(options);
+  // What promote checks: the baseline has not changed since this run compared with it (the
+  // sha256 of the very bytes parsed).
+  Result<Baseline> baseline = LoadBaseline(baseline_path, &request.baseline_sha256);
+  if (!baseline.ok()) return baseline.status();
+  request.baseline = std::move(*baseline);
+  request.folder = DirName(baseline_path);
+  Result<RuleSet> rules = LoadRuleSet(request.options.rules_path);
+  if (!rules.ok()) return rules.status();
+
+  std::vector<std::string> selected = asked;
+  for (size_t i = 0; i < selected.size(); ++i) {
+    if (std::find(selected.begin(), selected.begin() + i, selected[i]) != selected.begin() + i) {
+      return Status::Usage("--record " + selected[i] + " is given twice");
+    }
+  }
+  if (selected.empty()) {
+    for (const auto& [id, record] : request.baseline.records) selected.push_back(id);
+  }
+  if (selected.empty()) return Status::BadInput(baseline_path + " holds no records");
+  bool needs_python = false;
+  for (const std::string& id : selected) {
+    auto found = request.baseline.records.find(id);
+    if (found == request.baseline.records.end()) {
+      std::string known;
+      for (const auto& [name, record] : request.baseline.records)
+        known += (known.empty() ? "" : ", ") + name;
+      return Status::Usage("no record \"" + id + "\" in " + baseline_path + "; its records: " +
+                           known);
+    }
+    const BaselineRecord& record = found->second;
+    const std::string file = InBaselineFolder(request.folder, record.submission);
+    // What would stop the record before any worker is bad input, refused before any evidence.
+    const std::string where = baseline_path + ": record \"" + id + "\"";
+    Status present = CheckRegularInput(file, "record \"" + id + "\": its submission");
+    if (!present.ok()) return present;
+    const bool native = file.size() > 4 && file.compare(file.size() - 4, 4, ".cpp") == 0;
+    if (!native && (file.size() < 3 || file.compare(file.size() - 3, 3, ".py") != 0)) {
+      return Status::BadInput(where + ": " + record.submission +
+                              " is neither a Python method file (.py) nor a native one (.cpp)");
+    }
+    if (native && !record.function.empty() && record.function != "method") {
+      return Status::BadInput(where + ": a native submission's function is \"method\", not \"" +
+                              record.function + "\"");
+    }
+    Status name = CheckEvidencePath(BaseName(file));
+    if (!name.ok()) return Status::BadInput(where + ": " + name.message());
+    RecordSpec spec;
+    spec.id = id;
+    spec.spec = record.function.empty() ? file : file + ":" + record.function;
+    if (record.band_bp) {
+      spec.band_bp = *record.band_bp;
+    } else {
+      Result<int64_t> band = rules->BandForDifficulty(*record.difficulty);
+      if (!band.ok()) return Status::BadInput(where + ": " + band.status().message());
+      spec.band_bp = *band;
+    }
+    Status crosses = CheckRecordCrosses(spec);
+    if (!crosses.ok()) return Status::BadInput(where + ": " + crosses.message());
+    needs_python = needs_python || !IsNativeSpec(spec.spec);
+    request.specs[id] = spec;
+  }
+  request.selected = selected;
+  request.options.needs_python = needs_python;
+  return request;
+}
+
+// The run in one scorer session, record after record.
+int RunDirect(RunRequest& request, CommandContext& context) {
+  auto fail = [&](const Status& status) { return ReportError(context.err, "run", status); };
+  // With --json the progress goes to stderr, so that stdout holds the JSON alone.
+  CommandContext progress{context.argv, request.json ? context.err : context.out, context.err};
+  Result<std::unique_ptr<ScorerClient>> begun = ScorerClient::Begin(request.options, progress);
+  if (!begun.ok()) {
+    if (!ScorerInterrupted()) return fail(begun.status());
+    context.err << "ratchet run: interrupted\n";
+    return kExitInterrupted;
+  }
+  ScorerClient& session = **begun;
+  const std::string kind = session.device_kind();
+  const bool gpu = kind != "cpu";
+  const Baseline& baseline = request.baseline;
+
+  RunOutcome outcome;
+  RatchetInputs& inputs = outcome.inputs;
+  inputs.rule_set = session.rule_set();
+  inputs.require_lane = request.require_lane;
+  std::vector<std::string> notes;
+  for (const std::string& id : request.selected) {
+    const BaselineRecord& record = baseline.records.at(id);
+    if (record.device && !gpu) {
+      notes.push_back(id + ": not scored: it runs on GPU lanes only, and this lane's device is " +
+                      kind);
+      continue;
+    }
+    inputs.selected.push_back(id);
+    const RecordSpec& spec = request.specs.at(id);
+    const int runs = RunsOf(request, id, gpu);
+    progress.out << "record " << id << "\n";
+    Result<RecordResult> result = session.Score(spec, runs);
+    if (!result.ok()) return session.Fail(result.status());
+    if (result->harness_error) return session.Fail(*result->harness_error);
+    if (result->interrupted || session.interrupted()) return session.Interrupt();
+    ReportRecord entry{result->ReportOf(spec.band_bp), std::nullopt};
+    Status contract_written = session.WriteContract();
+    if (session.contract().is_null()) return session.Fail(contract_written);
+    const std::string lane = ContractView(session.contract()).lane_id().value_or("");
+    const Scoring first{result->source_sha256,
+                        {result->qualified ? "qualified" : "disqualified", result->broken()},
+                        result->ranked_ms()};
+    // An outcome that differs from the reviewed one by timing rules alone (on any lane), or a
+    // time outside its tolerance on a reviewed GPU lane, is scored once more before it counts.
+    const ScoreAgain why = WhetherToScoreAgain(baseline, id, lane, gpu, first);
+    std::optional<Scoring> second;
+    if (why != ScoreAgain::kNo) {
+      progress.out << ScoreAgainLine(baseline, id, lane, why, first);
+      Result<RecordResult> again = session.Score(spec, runs, runs + 1);
+      if (!again.ok()) return session.Fail(again.status());
+      if (again->harness_error) return session.Fail(*again->harness_error);
+      if (again->interrupted || session.interrupted()) return session.Interrupt();
+      second = Scoring{again->source_sha256,
+                       {again->qualified ? "qualified" : "disqualified", again->broken()},
+                       again->ranked_ms()};
+      entry.rerun = again->ReportOf(spec.band_bp);
+    }
+    inputs.scored[id] = CombineScorings(why, first, second);
+    outcome.records[id] = entry;
+  }
+  if (session.interrupted()) return session.Interrupt();
+  (void)session.WriteContract();
+  inputs.contract = session.contract();
+  outcome.evidence = session.evidence_path();
+  HoldToBaseline(request, notes, &outcome);
+  Status completed = session.Complete(
+      Json{{kRatchetReportKey, RatchetPartOf(request, outcome)}}, outcome.exit_code,
+      outcome.ratchet.errors.empty()
+          ? "as the baseline expects"
+          : std::to_string(outcome.ratchet.errors.size()) + " difference(s) from the baseline");
+  if (!completed.ok()) return kExitHarness;
+  PrintRunOutcome(request, outcome, context);
+  return outcome.exit_code;
+}
+
+Result<RunRequest> CheckResumedRequest(const Json& inputs, bool json) {
+  try {
+    SessionOptions options;
+    options.command = "run";
+    options.out_prefix = "run";
+    auto optional = [&](const char* key) -> std::optional<std::string> {
+      const Json& value = inputs.at(key);
+      return value.is_string() ? std::optional<std::string>(value.get<std::string>())
+                               : std::nullopt;
+    };
+    options.data_dir = optional("data");
+    options.python = optional("python");
+    options.rules_path = optional("rules");
+    options.out = optional("out");
+    options.energy = inputs.at("energy").get<bool>();
+    options.tool_version = kRatchetVersion;
+    options.tool_source_sha256 = ToolSourceSha256();
+    std::optional<int64_t> runs;
+    if (inputs.at("runs").is_number_integer()) runs = inputs.at("runs").get<int64_t>();
+    Result<RunRequest> request = CheckRunRequest(
+        inputs.at("baseline").get<std::string>(),
+        inputs.at("records").get<std::vector<std::string>>(), runs, options,
+        inputs.at("require_lane").get<bool>(), json);
+    if (!request.ok()) return request;
+    if (request->baseline_sha256 != inputs.at("baseline_sha256").get<std::string>()) {
+      return Status::BadInput(request->baseline_path +
+                              " has changed since the run began: a resumed run holds its "
+                              "records to the baseline it was planned against. Restore it, or "
+                              "begin a new run");
+    }
+    return request;
+  } catch (const std::exception& e) {
+    return Status::BadInput(std::string("the run's inputs in run.json are not whole: ") +
+                            e.what());
+  }
+}
+
 int Run(CommandContext& context) {
   auto fail = [&](const Status& status) { return ReportError(context.err, "run", status); };
   Result<Args> args = Args::Parse(context.argv, {{"baseline", true},
@@ -95,228 +489,51 @@ int Run(CommandContext& context) {
                                                  {"data", true},
                                                  {"python", true},
                                                  {"rules", true},
-                                                 {"no-energy", false}});
+                                                 {"no-energy", false},
+                                                 {"executor", true},
+                                                 {"devices", true},
+                                                 {"jobs", true},
+                                                 {"attempts", true},
+                                                 {"resume", true},
+                                                 {"slurm-folder", true},
+                                                 {"partition", true},
+                                                 {"account", true},
+                                                 {"time-limit", true},
+                                                 {"gpus-per-shard", true}});
   if (!args.ok()) return fail(args.status());
   if (!args->positional().empty()) {
     return fail(Status::Usage("unexpected argument '" + args->positional().front() + "'"));
+  }
+  Result<std::optional<ShardedRunOptions>> sharded = ShardedOptionsFromArgs(*args);
+  if (!sharded.ok()) return fail(sharded.status());
+  const bool json = args->Has("json");
+  if (args->Has("resume")) {
+    for (const char* flag : {"baseline", "record", "runs", "out", "require-lane", "data",
+                             "python", "rules", "no-energy"}) {
+      if (args->Has(flag)) {
+        return fail(Status::Usage(std::string("--resume goes on with the run's own inputs "
+                                              "(its run.json): leave out --") +
+                                  flag));
+      }
+    }
+    return ResumeSharded(*args->Get("resume"), *sharded, json, context, CheckResumedRequest);
   }
   if (!args->Has("baseline")) {
     return fail(
         Status::Usage("name the baseline: --baseline FILE (for example baselines/records.json)"));
   }
-  const std::string baseline_path = *args->Get("baseline");
-  // What promote checks: the baseline has not changed since this run compared with it (the
-  // sha256 of the very bytes parsed).
-  std::string baseline_sha256;
-  Result<Baseline> baseline = LoadBaseline(baseline_path, &baseline_sha256);
-  if (!baseline.ok()) return fail(baseline.status());
-  const std::string folder = DirName(baseline_path);
-  Result<RuleSet> rules = LoadRuleSet(args->Get("rules"));
-  if (!rules.ok()) return fail(rules.status());
   std::optional<int64_t> runs_flag;
   if (args->Has("runs")) {
     Result<int64_t> runs = ParseCount("runs", *args->Get("runs"), 1, 100);
     if (!runs.ok()) return fail(runs.status());
     runs_flag = *runs;
   }
-
-  std::vector<std::string> selected = args->GetAll("record");
-  for (size_t i = 0; i < selected.size(); ++i) {
-    if (std::find(selected.begin(), selected.begin() + i, selected[i]) != selected.begin() + i) {
-      return fail(Status::Usage("--record " + selected[i] + " is given twice"));
-    }
-  }
-  if (selected.empty()) {
-    for (const auto& [id, record] : baseline->records) selected.push_back(id);
-  }
-  if (selected.empty()) return fail(Status::BadInput(baseline_path + " holds no records"));
-  std::map<std::string, RecordSpec> specs;
-  bool needs_python = false;
-  for (const std::string& id : selected) {
-    auto found = baseline->records.find(id);
-    if (found == baseline->records.end()) {
-      std::string known;
-      for (const auto& [name, record] : baseline->records)
-        known += (known.empty() ? "" : ", ") + name;
-      return fail(Status::Usage("no record \"" + id + "\" in " + baseline_path +
-                                "; its records: " + known));
-    }
-    const BaselineRecord& record = found->second;
-    const std::string file = InBaselineFolder(folder, record.submission);
-    // What would stop the record before any worker is bad input, refused before any evidence.
-    const std::string where = baseline_path + ": record \"" + id + "\"";
-    Status present = CheckRegularInput(file, "record \"" + id + "\": its submission");
-    if (!present.ok()) return fail(present);
-    const bool native = file.size() > 4 && file.compare(file.size() - 4, 4, ".cpp") == 0;
-    if (!native && (file.size() < 3 || file.compare(file.size() - 3, 3, ".py") != 0)) {
-      return fail(
-          Status::BadInput(where + ": " + record.submission +
-                           " is neither a Python method file (.py) nor a native one (.cpp)"));
-    }
-    if (native && !record.function.empty() && record.function != "method") {
-      return fail(Status::BadInput(where +
-                                   ": a native submission's function is \"method\", not \"" +
-                                   record.function + "\""));
-    }
-    Status name = CheckEvidencePath(BaseName(file));
-    if (!name.ok()) return fail(Status::BadInput(where + ": " + name.message()));
-    RecordSpec spec;
-    spec.id = id;
-    spec.spec = record.function.empty() ? file : file + ":" + record.function;
-    if (record.band_bp) {
-      spec.band_bp = *record.band_bp;
-    } else {
-      Result<int64_t> band = rules->BandForDifficulty(*record.difficulty);
-      if (!band.ok()) {
-        return fail(Status::BadInput(baseline_path + ": record \"" + id +
-                                     "\": " + band.status().message()));
-      }
-      spec.band_bp = *band;
-    }
-    Status crosses = CheckRecordCrosses(spec);
-    if (!crosses.ok()) return fail(Status::BadInput(where + ": " + crosses.message()));
-    needs_python = needs_python || !IsNativeSpec(spec.spec);
-    specs[id] = spec;
-  }
-
-  const bool json = args->Has("json");
-  // With --json the progress goes to stderr, so that stdout holds the JSON alone.
-  CommandContext progress{context.argv, json ? context.err : context.out, context.err};
-  SessionOptions options = SessionOptionsFromArgs(*args, "run");
-  options.needs_python = needs_python;
-  Result<std::unique_ptr<ScorerClient>> begun = ScorerClient::Begin(options, progress);
-  if (!begun.ok()) {
-    if (!ScorerInterrupted()) return fail(begun.status());
-    context.err << "ratchet run: interrupted\n";
-    return kExitInterrupted;
-  }
-  ScorerClient& session = **begun;
-  const std::string kind = session.device_kind();
-  const bool gpu = kind != "cpu";
-
-  RatchetInputs inputs;
-  inputs.rule_set = session.rule_set();
-  inputs.require_lane = args->Has("require-lane");
-  std::map<std::string, ReportRecord> report_records;
-  std::vector<std::string> notes;
-  for (const std::string& id : selected) {
-    const BaselineRecord& record = baseline->records.at(id);
-    if (record.device && !gpu) {
-      notes.push_back(id + ": not scored: it runs on GPU lanes only, and this lane's device is " +
-                      kind);
-      continue;
-    }
-    inputs.selected.push_back(id);
-    const int runs = static_cast<int>(runs_flag.value_or(record.runs.value_or(gpu ? 3 : 1)));
-    progress.out << "record " << id << "\n";
-    Result<RecordResult> result = session.Score(specs[id], runs);
-    if (!result.ok()) return session.Fail(result.status());
-    if (result->harness_error) return session.Fail(*result->harness_error);
-    if (result->interrupted || session.interrupted()) return session.Interrupt();
-    ReportRecord entry{result->ReportOf(specs[id].band_bp), std::nullopt};
-    Status contract_written = session.WriteContract();
-    if (session.contract().is_null()) return session.Fail(contract_written);
-    const std::string lane = ContractView(session.contract()).lane_id().value_or("");
-    const Scoring first{result->source_sha256,
-                        {result->qualified ? "qualified" : "disqualified", result->broken()},
-                        result->ranked_ms()};
-    // An outcome that differs from the reviewed one by timing rules alone (on any lane), or a
-    // time outside its tolerance on a reviewed GPU lane, is scored once more before it counts.
-    const ScoreAgain why = WhetherToScoreAgain(*baseline, id, lane, gpu, first);
-    std::optional<Scoring> second;
-    if (why != ScoreAgain::kNo) {
-      if (why == ScoreAgain::kTimingRulesAlone) {
-        progress.out << "record " << id << ": scored " << OutcomeText(first.outcome)
-                     << ", reviewed " << OutcomeText(*record.expected)
-                     << ": timing rules alone differ: scoring it again\n";
-      } else {
-        progress.out << "record " << id << ": " << MsText(first.ranked_ms)
-                     << " ms is outside the tolerance of the reviewed "
-                     << MsText(record.timing.at(lane).ranked_ms) << " ms: scoring it again\n";
-      }
-      Result<RecordResult> again = session.Score(specs[id], runs, runs + 1);
-      if (!again.ok()) return session.Fail(again.status());
-      if (again->harness_error) return session.Fail(*again->harness_error);
-      if (again->interrupted || session.interrupted()) return session.Interrupt();
-      second = Scoring{again->source_sha256,
-                       {again->qualified ? "qualified" : "disqualified", again->broken()},
-                       again->ranked_ms()};
-      entry.rerun = again->ReportOf(specs[id].band_bp);
-    }
-    inputs.scored[id] = CombineScorings(why, first, second);
-    report_records[id] = entry;
-  }
-  if (session.interrupted()) return session.Interrupt();
-  (void)session.WriteContract();
-  inputs.contract = session.contract();
-  const std::string lane = ContractView(inputs.contract).lane_id().value_or("");
-  // The boards the reviewed times came from, for the messages of times outside their tolerance.
-  for (const std::string& id : inputs.selected) {
-    inputs.reviewed_boards[id] = ReviewedBoard(*baseline, folder, lane, id);
-  }
-
-  RatchetResult ratchet = RatchetErrors(*baseline, inputs);
-  for (const std::string& note : notes) ratchet.notes.push_back(note);
-  // The reviewed evidence a record names must be there, whole.
-  CheckReviewedEvidence(*baseline, folder, inputs.selected, &ratchet);
-
-  Json errors = Json::array();
-  for (const RatchetError& error : ratchet.errors) {
-    errors.push_back({{"code", error.code}, {"record", error.record}, {"message", error.message}});
-  }
-  const int exit_code = ratchet.errors.empty() ? kExitSuccess : kExitFinding;
-  RatchetReport part;
-  part.baseline = baseline_path;
-  part.baseline_sha256 = baseline_sha256;
-  part.errors = ratchet.errors;
-  part.notes = ratchet.notes;
-  part.lane_reviewed = ratchet.lane_reviewed;
-  part.contract_changed = ratchet.contract_changed;
-  part.require_lane = inputs.require_lane;
-  part.rule_set = session.rule_set();
-  const Json extra = {{kRatchetReportKey, RatchetReportJson(part)}};
-  Status completed = session.Complete(
-      extra, exit_code,
-      ratchet.errors.empty()
-          ? "as the baseline expects"
-          : std::to_string(ratchet.errors.size()) + " difference(s) from the baseline");
-  if (!completed.ok()) return kExitHarness;
-
-  if (json) {
-    Json out = {{"evidence", session.evidence_path()},
-                {"baseline", baseline_path},
-                {"lane", lane},
-                {"lane_reviewed", ratchet.lane_reviewed},
-                {"errors", errors},
-                {"notes", ratchet.notes},
-                {"records", ReportRecordsJson(report_records)},
-                {"exit_code", exit_code}};
-    context.out << out.dump(2) << "\n";
-    return exit_code;
-  }
-  context.out << "\n"
-              << Padded("record", 16) << Padded("expected", 36) << Padded("scored", 36)
-              << "ranked_ms\n";
-  for (const std::string& id : inputs.selected) {
-    const BaselineRecord& record = baseline->records.at(id);
-    const ScoredRecord& scored = inputs.scored[id];
-    context.out << Padded(id, 16)
-                << Padded(record.expected ? OutcomeText(*record.expected) : "(unreviewed)", 36)
-                << Padded(OutcomeText(scored.outcome), 36) << MsText(scored.ranked_ms)
-                << (scored.rerun_ranked_ms ? ", again " + MsText(scored.rerun_ranked_ms) : "")
-                << "\n";
-  }
-  for (const std::string& note : ratchet.notes) context.out << "note: " << note << "\n";
-  if (ratchet.errors.empty()) {
-    context.out << "ok: every record as " << baseline_path << " expects\n";
-  } else {
-    context.out << ratchet.errors.size() << " difference(s) from " << baseline_path << ":\n";
-    for (const RatchetError& error : ratchet.errors) {
-      context.out << "  " << error.code << (error.record.empty() ? "" : " " + error.record) << ": "
-                  << error.message << "\n";
-    }
-  }
-  return exit_code;
+  Result<RunRequest> request =
+      CheckRunRequest(*args->Get("baseline"), args->GetAll("record"), runs_flag,
+                      SessionOptionsFromArgs(*args, "run"), args->Has("require-lane"), json);
+  if (!request.ok()) return fail(request.status());
+  if (*sharded) return RunSharded(*request, **sharded, context);
+  return RunDirect(*request, context);
 }
 
 }  // namespace

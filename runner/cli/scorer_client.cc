@@ -133,11 +133,12 @@ int RunScorerCommand(const std::string& name, const std::vector<std::string>& ar
 
 
 Result<std::unique_ptr<ScorerClient>> ScorerClient::Begin(const SessionOptions& options,
-                                                          CommandContext& progress) {
+                                                          CommandContext& progress,
+                                                          bool take_device_lock) {
   // One scorer at a time on a device: as root, the device's lock is taken before the scorer
   // starts (a signal meanwhile ends the tool, which has begun nothing) and held until it exits.
   std::optional<SandboxLock> device_lock;
-  if (geteuid() == 0) {
+  if (take_device_lock && geteuid() == 0) {
     Result<SandboxLock> held =
         SandboxLock::AcquireWaiting(options.command, progress.err, nullptr, DeviceLockPath());
     if (!held.ok()) return held.status();

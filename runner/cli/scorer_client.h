@@ -45,9 +45,12 @@ class ScorerClient {
  public:
   // Starts the scorer and begins its session. An error of the session's beginning (bad input, a
   // missing dataset) is returned as the scorer gave it, before any evidence folder exists.
-  // `progress.out` gets the scorer's progress lines, `progress.err` its errors.
+  // `progress.out` gets the scorer's progress lines, `progress.err` its errors. Without
+  // `device_lock` (a CPU lane's shards side by side, whose times are development figures) the
+  // device's lock is not taken; the scorer's sandbox slot still keeps the workers apart.
   static Result<std::unique_ptr<ScorerClient>> Begin(const SessionOptions& options,
-                                                     CommandContext& progress);
+                                                     CommandContext& progress,
+                                                     bool device_lock = true);
   // A session not finished by Complete, Fail or Interrupt is ended by closing the scorer's
   // requests: it finishes its evidence as failed, and this waits for it.
   ~ScorerClient();

@@ -1,0 +1,788 @@
+#include "cli/run_sharded.h"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <sys/file.h>
+#include <sys/random.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdio>
+#include <ctime>
+#include <filesystem>
+#include <memory>
+#include <set>
+
+#include "baseline/ratchet_report.h"
+#include "cli/interrupt.h"
+#include "cli/score_args.h"
+#include "cli/local_executor.h"
+#include "cli/scorer_client.h"
+#include "cli/sharded_run.h"
+#include "cli/shards.h"
+#include "contract/contract_view.h"
+#include "core/exit_codes.h"
+#include "core/file.h"
+#include "core/sha256.h"
+#include "core/subprocess.h"
+#include "evidence/fields.h"
+#include "evidence/layout.h"
+#include "evidence/reader.h"
+#include "rules/judge.h"
+
+namespace ratchet {
+
+namespace {
+
+// An absolute path for one a shard's process reads, which may start in another folder (a Slurm
+// task does). A bare name (an interpreter found on PATH) is left as it is.
+std::string Absolute(const std::string& path) {
+  if (path.empty() || path[0] == '/') return path;
+  if (path.find('/') == std::string::npos && !PathExists(path)) return path;
+  std::error_code error;
+  std::filesystem::path absolute = std::filesystem::absolute(path, error);
+  return error ? path : absolute.lexically_normal().string();
+}
+
+std::string SelfExecutable() {
+  char buffer[4096];
+  const ssize_t n = readlink("/proc/self/exe", buffer, sizeof buffer - 1);
+  return n > 0 ? std::string(buffer, static_cast<size_t>(n)) : "ratchet";
+}
+
+// This machine's contract for the run's options, as `ratchet-scorer contract --json` gives it:
+// what every shard's contract must lock alike.
+Result<Json> MachineContract(const SessionOptions& options) {
+  Result<std::string> scorer = FindScorer();
+  if (!scorer.ok()) return scorer.status();
+  std::vector<std::string> argv = {*scorer, "contract", "--json"};
+  if (options.data_dir) argv.insert(argv.end(), {"--data", *options.data_dir});
+  if (options.rules_path) argv.insert(argv.end(), {"--rules", *options.rules_path});
+  if (options.python) argv.insert(argv.end(), {"--python", *options.python});
+  Result<ProcessResult> ran = RunProcess(argv, 600);
+  if (!ran.ok()) return ran.status();
+  if (ran->exit_code != 0) {
+    std::string said = ran->err;
+    while (!said.empty() && said.back() == '\n') said.pop_back();
+    const std::string prefix = "ratchet-scorer contract: ";
+    if (said.compare(0, prefix.size(), prefix) == 0) said = said.substr(prefix.size());
+    if (ran->exit_code == kExitBadInput) return Status::BadInput(said);
+    return Status::Unavailable("this machine's contract could not be made: " + said);
+  }
+  return ParseJson(ran->out, "the contract ratchet-scorer printed");
+}
+
+// The GPUs of this host by index: those CUDA_VISIBLE_DEVICES names, else every /dev/nvidiaN.
+std::vector<std::string> HostGpus() {
+  std::vector<std::string> gpus;
+  const char* visible = std::getenv("CUDA_VISIBLE_DEVICES");
+  if (visible != nullptr && *visible != '\0') {
+    std::string current;
+    for (const char* c = visible;; ++c) {
+      if (*c == ',' || *c == '\0') {
+        if (!current.empty()) gpus.push_back(current);
+        current.clear();
+        if (*c == '\0') break;
+      } else {
+        current += *c;
+      }
+    }
+    return gpus;
+  }
+  std::vector<int> found;
+  if (DIR* dev = opendir("/dev")) {
+    while (dirent* entry = readdir(dev)) {
+      const std::string name = entry->d_name;
+      if (name.size() > 6 && name.compare(0, 6, "nvidia") == 0 &&
+          std::all_of(name.begin() + 6, name.end(), [](char c) { return c >= '0' && c <= '9'; })) {
+        found.push_back(std::stoi(name.substr(6)));
+      }
+    }
+    closedir(dev);
+  }
+  std::sort(found.begin(), found.end());
+  for (int index : found) gpus.push_back(std::to_string(index));
+  return gpus;
+}
+
+std::string UtcStampNow() {
+  const std::time_t now = std::time(nullptr);
+  std::tm utc{};
+  gmtime_r(&now, &utc);
+  char text[32];
+  std::strftime(text, sizeof text, "%Y%m%dT%H%M%SZ", &utc);
+  return text;
+}
+
+// Removes a shard's folder (and the partial folders a killed scorer left beside it) before it is
+// scored again: only what a verified attempt wrote is ever kept.
+void ClearShardFolder(const std::string& folder) {
+  std::error_code ignored;
+  for (const std::string& partial : FindPartialEvidence(folder)) {
+    std::filesystem::remove_all(partial, ignored);
+  }
+  std::filesystem::remove_all(folder, ignored);
+}
+
+// The record's entry in a shard's report.json, checked against the shard: its shard member, its
+// one record and its one run.
+Result<ReportEntry> ShardEntry(const std::string& folder, const Shard& shard,
+                               const std::string& run_seed_commit) {
+  Result<std::string> text = ReadFile(folder + "/" + kReportFile, 64u << 20);
+  if (!text.ok()) return text.status();
+  Result<Json> report = ParseJson(*text, kReportFile);
+  if (!report.ok()) return report.status();
+  if (!report->is_object() ||
+      report->value(kShardReportKey, Json()) != ShardReportJson(shard, run_seed_commit)) {
+    return Status::BadInput(std::string(kReportFile) + ": its \"" + kShardReportKey +
+                            "\" is not this shard's");
+  }
+  FindingLines lines;
+  FieldReader reader(kReportFile, &lines);
+  const Json* records = ReportRecordsObject(*report, reader);
+  if (records == nullptr || records->size() != 1 || !records->contains(shard.record)) {
+    return Status::BadInput(std::string(kReportFile) + ": does not hold record " + shard.record +
+                            " alone");
+  }
+  std::optional<ReportRecord> record =
+      ReadReportRecord(records->at(shard.record), "records." + shard.record, reader);
+  if (!record || !lines.lines().empty()) {
+    return Status::BadInput(lines.lines().empty() ? std::string(kReportFile) + ": unreadable"
+                                                  : lines.lines().front());
+  }
+  const ReportEntry& entry = record->first;
+  if (record->rerun || entry.runs.size() != 1 || entry.runs[0].run != shard.run) {
+    return Status::BadInput(std::string(kReportFile) + ": record " + shard.record +
+                            " does not hold run " + std::to_string(shard.run) + " alone");
+  }
+  if (entry.sha256 != shard.submission_sha256) {
+    return Status::BadInput(std::string(kReportFile) + ": the submission scored has sha256 " +
+                            entry.sha256 + ", not the shard's " + shard.submission_sha256);
+  }
+  return entry;
+}
+
+// What makes a scored shard's folder one the run may collect: complete with nothing found, the
+// contract's locked part the run's, its seed the one derived for it, and its report the shard's.
+Status VerifyShard(const std::string& folder, const Shard& shard, const ShardedRun& run,
+                   const std::string& run_seed) {
+  Result<EvidenceSummary> evidence = ReadEvidence(folder);
+  if (!evidence.ok()) return evidence.status();
+  if (!evidence->findings.empty()) {
+    return Status::BadInput(evidence->findings.front().file + ": " +
+                            evidence->findings.front().problem);
+  }
+  if (!evidence->complete) {
+    return Status::BadInput("it is not complete (status " + evidence->status + ")");
+  }
+  ContractView contract(evidence->contract);
+  if (!contract.locked().ok() || *contract.locked() != run.locked) {
+    std::string keys;
+    if (contract.locked().ok()) {
+      for (const auto& [key, value] : run.locked.items()) {
+        const Json mine = contract.locked()->value(key, Json());
+        if (mine != value) keys += (keys.empty() ? "" : ", ") + key;
+      }
+    }
+    return Status::BadInput("its contract's locked part is not the run's" +
+                            (keys.empty() ? std::string() : " (it differs at " + keys + ")"));
+  }
+  Result<std::string> seed = ShardSeed(run_seed, shard.id);
+  if (!seed.ok()) return seed.status();
+  if (evidence->seed_reveal != *seed) {
+    return Status::BadInput("its seed is not the one the run derived for it");
+  }
+  Result<ReportEntry> entry = ShardEntry(folder, shard, run.seed_commit);
+  return entry.ok() ? Status::Ok() : entry.status();
+}
+
+// A record's scoring made of the entries of its shards (each one run), in run order: the
+// outcome every run gives, the median of their times, the energy figure its measured run gave.
+ReportEntry CombineShardEntries(std::vector<ReportEntry> entries) {
+  std::sort(entries.begin(), entries.end(),
+            [](const ReportEntry& a, const ReportEntry& b) { return a.runs[0].run < b.runs[0].run; });
+  ReportEntry combined = entries.front();
+  combined.runs.clear();
+  combined.qualified = true;
+  std::set<std::string> broken, flags;
+  std::vector<double> ranked, energy;
+  int64_t measured = 0;
+  for (const ReportEntry& entry : entries) {
+    combined.qualified = combined.qualified && entry.qualified;
+    broken.insert(entry.broken.begin(), entry.broken.end());
+    flags.insert(entry.review_flags.begin(), entry.review_flags.end());
+    if (entry.ranked_ms) ranked.push_back(*entry.ranked_ms);
+    if (entry.energy_mj) energy.push_back(*entry.energy_mj);
+    measured += entry.energy_runs_measured;
+    combined.runs.push_back(entry.runs[0]);
+  }
+  combined.broken.assign(broken.begin(), broken.end());
+  combined.review_flags.assign(flags.begin(), flags.end());
+  combined.ranked_ms.reset();
+  if (combined.qualified && !ranked.empty()) combined.ranked_ms = Median(ranked);
+  combined.energy_mj.reset();
+  if (combined.qualified && !energy.empty()) combined.energy_mj = Median(energy);
+  combined.energy_runs_measured = measured;
+  return combined;
+}
+
+Scoring ScoringOf(const ReportEntry& entry) {
+  return Scoring{entry.sha256, {entry.status(), entry.broken}, entry.ranked_ms};
+}
+
+// Keeps run.json in step with the scheduler: every change of the counts is written, so that a
+// run that is killed keeps each attempt's provenance.
+class RunJournal : public ShardProgress {
+ public:
+  RunJournal(std::string dir, ShardedRun* run, std::map<std::string, size_t> earlier,
+             ShardProgress* shown)
+      : dir_(std::move(dir)), run_(run), earlier_(std::move(earlier)), shown_(shown) {}
+  void Attach(const ShardScheduler* scheduler) { scheduler_ = scheduler; }
+
+  void Counts(const ShardCounts& counts) override {
+    Sync();
+    if (shown_) shown_->Counts(counts);
+  }
+  void Line(const std::string& line) override {
+    if (shown_) shown_->Line(line);
+  }
+  void Finish() override {
+    Sync();
+    if (shown_) shown_->Finish();
+  }
+
+  // run.json's shards from the scheduler's entries: each one's attempts are those of earlier
+  // sessions (kept) and this one's, numbered after them.
+  void Sync() {
+    if (scheduler_ == nullptr) return;
+    for (ShardedRunShard& s : run_->shards) {
+      auto found = scheduler_->entries().find(s.shard.id);
+      if (found == scheduler_->entries().end()) continue;
+      const ShardScheduler::Entry& entry = found->second;
+      const size_t before = earlier_.count(s.shard.id) ? earlier_.at(s.shard.id) : 0;
+      s.attempts.resize(before);
+      for (ShardAttempt attempt : entry.attempts) {
+        attempt.attempt += static_cast<int>(before);
+        if (attempt.end == AttemptEnd::kScored && attempt.device_uuid.empty()) {
+          attempt.device_uuid = EvidenceBoard(ShardFolder(dir_, s.shard.id));
+        }
+        s.attempts.push_back(attempt);
+      }
+      switch (entry.state) {
+        case ShardScheduler::State::kDone:
+          s.state = "done";
+          break;
+        case ShardScheduler::State::kFailed:
+          s.state = "failed";
+          break;
+        default:
+          s.state = "queued";
+      }
+    }
+    (void)WriteShardedRun(dir_, *run_);
+  }
+
+ private:
+  std::string dir_;
+  ShardedRun* run_;
+  std::map<std::string, size_t> earlier_;
+  ShardProgress* shown_;
+  const ShardScheduler* scheduler_ = nullptr;
+};
+
+// The run, planned or read back, and what goes with it while it is scored.
+struct RunState {
+  std::string dir;
+  ShardedRun run;
+  std::string seed;  // the run seed, hex
+  bool gpu = false;
+  std::string kind;
+  Json contract;  // this machine's
+};
+
+// Plans shard `run_index` of `record` into `state`: its id, its plan file (its seed, its folder).
+Status PlanShard(RunState& state, const RunRequest& request, const std::string& record,
+                 int run_index, bool rerun) {
+  const RecordSpec& spec = request.specs.at(record);
+  Result<std::string> sha256 = Sha256File(SpecFile(spec.spec));
+  if (!sha256.ok()) return sha256.status();
+  Shard shard;
+  shard.record = record;
+  shard.submission_sha256 = *sha256;
+  shard.run = run_index;
+  Result<std::string> id =
+      ShardId(state.run.locked, record, *sha256, run_index, state.run.seed_commit);
+  if (!id.ok()) return id.status();
+  shard.id = *id;
+  ShardPlan plan;
+  plan.shard = shard;
+  plan.record = spec;
+  const std::string file = SpecFile(spec.spec);
+  plan.record.spec = Absolute(file) + spec.spec.substr(file.size());
+  plan.options = request.options;
+  plan.options.command = "score-shard";
+  plan.options.out = ShardFolder(state.dir, shard.id);
+  if (plan.options.data_dir) plan.options.data_dir = Absolute(*plan.options.data_dir);
+  if (plan.options.rules_path && PathExists(*plan.options.rules_path)) {
+    plan.options.rules_path = Absolute(*plan.options.rules_path);
+  }
+  if (plan.options.python) plan.options.python = Absolute(*plan.options.python);
+  // The energy column is measured once per record: after its first run.
+  plan.options.energy = request.options.energy && run_index == 1 && !rerun;
+  Result<std::string> seed = ShardSeed(state.seed, shard.id);
+  if (!seed.ok()) return seed.status();
+  plan.options.seed = *seed;
+  plan.run_seed_commit = state.run.seed_commit;
+  // A CPU lane's shards run side by side: their times are development figures, as every CPU
+  // lane's are.
+  plan.shared_device = !state.gpu;
+  Status written =
+      WriteFileAtomic(ShardPlanPath(state.dir, shard.id), ShardPlanJson(plan).dump(2) + "\n", 0600);
+  if (!written.ok()) return written;
+  state.run.shards.push_back(ShardedRunShard{shard, rerun, "queued", {}});
+  return Status::Ok();
+}
+
+// The records scored on this lane, and a note for each left out.
+std::vector<std::string> LaneRecords(const RunRequest& request, const RunState& state,
+                                     std::vector<std::string>* notes) {
+  std::vector<std::string> records;
+  for (const std::string& id : request.selected) {
+    if (request.baseline.records.at(id).device && !state.gpu) {
+      notes->push_back(id + ": not scored: it runs on GPU lanes only, and this lane's device is " +
+                       state.kind);
+      continue;
+    }
+    records.push_back(id);
+  }
+  return records;
+}
+
+std::unique_ptr<ShardExecutor> MakeExecutor(const RunState& state,
+                                            const ShardedRunOptions& options, Status* error) {
+  const std::string dir = state.dir;
+  const std::string self = SelfExecutable();
+  ShardCommandMaker maker = [dir, self](const Shard& shard, int attempt,
+                                        const std::string&) -> Result<ShardCommand> {
+    ShardCommand command;
+    command.argv = {self, "score-shard", ShardPlanPath(dir, shard.id)};
+    const std::string log = ShardLogPath(dir, shard.id, attempt);
+    command.stdout_path = log;
+    command.stderr_path = log + ".err";
+    command.folder = ShardFolder(dir, shard.id);
+    ClearShardFolder(command.folder);
+    return command;
+  };
+  if (options.executor == "slurm") {
+    SlurmOptions slurm = options.slurm;
+    slurm.folder = Absolute(slurm.folder);
+    if (state.gpu && slurm.gpus == 0) slurm.gpus = 1;
+    if (!IsDirectory(slurm.folder)) {
+      *error = Status::Usage("--slurm-folder " + slurm.folder + " is not a folder");
+      return nullptr;
+    }
+    return std::make_unique<SlurmExecutor>(slurm, maker);
+  }
+  std::vector<std::string> devices;
+  if (state.gpu) {
+    devices = options.devices.empty() ? HostGpus() : options.devices;
+    if (devices.empty()) {
+      *error = Status::Unavailable("this lane has a GPU, but no /dev/nvidiaN is here: name the GPUs "
+                               "with --devices 0,1");
+      return nullptr;
+    }
+  } else {
+    if (!options.devices.empty()) {
+      *error = Status::Usage("--devices names GPUs, and this lane has none: --jobs N runs N "
+                             "shards side by side on a CPU lane");
+      return nullptr;
+    }
+    devices.assign(static_cast<size_t>(options.jobs), "cpu");
+  }
+  return std::make_unique<LocalExecutor>(devices, maker);
+}
+
+// Scores every shard not done, adds the second scorings the first call for, and collects.
+int Drive(RunState& state, const RunRequest& request, const ShardedRunOptions& options,
+          CommandContext& context) {
+  auto fail = [&](const Status& status) { return ReportError(context.err, "run", status); };
+  std::ostream& shown = request.json ? context.err : context.out;
+  ShardedRun& run = state.run;
+  std::vector<std::string> notes;
+  const std::vector<std::string> records = LaneRecords(request, state, &notes);
+
+  Status made = Status::Ok();
+  std::unique_ptr<ShardExecutor> executor = MakeExecutor(state, options, &made);
+  if (!executor) return fail(made);
+  auto verify = [&state](const Shard& shard, const ShardAttempt& attempt) {
+    return VerifyShard(attempt.folder.empty() ? ShardFolder(state.dir, shard.id) : attempt.folder,
+                       shard, state.run, state.seed);
+  };
+  ShardScheduler scheduler(executor.get(), options.max_attempts, verify);
+  std::map<std::string, size_t> earlier;
+  size_t kept = 0;
+  for (ShardedRunShard& s : run.shards) {
+    earlier[s.shard.id] = s.attempts.size();
+    const std::string folder = ShardFolder(state.dir, s.shard.id);
+    if (s.state == "done" && VerifyShard(folder, s.shard, run, state.seed).ok()) {
+      (void)scheduler.AddDone(s.shard, {});
+      ++kept;
+    } else {
+      s.state = "queued";
+      (void)scheduler.Add(s.shard);
+    }
+  }
+  if (kept > 0) shown << "run " << state.dir << ": " << kept << " shard(s) scored before are kept\n";
+  std::unique_ptr<ShardProgress> display;
+  if (!request.json) {
+    if (isatty(STDOUT_FILENO)) {
+      display = std::make_unique<TerminalProgress>(shown);
+    } else {
+      display = std::make_unique<PlainProgress>(shown);
+    }
+  }
+  RunJournal journal(state.dir, &run, earlier, display.get());
+  journal.Attach(&scheduler);
+  InterruptHold hold;
+  auto interrupted = [&hold] { return hold.Interrupted(); };
+
+  auto finish_as = [&](const std::string& as, const std::string& message) {
+    run.state = as;
+    run.message = message;
+    (void)WriteShardedRun(state.dir, run);
+  };
+  for (bool second_pass = false;; second_pass = true) {
+    const ShardScheduler::End end = scheduler.Run(interrupted, &journal);
+    if (end == ShardScheduler::End::kInterrupted || interrupted()) {
+      finish_as("interrupted", "interrupted; ratchet run --resume goes on");
+      context.err << "ratchet run: interrupted: " << state.dir
+                  << " keeps every shard scored; `ratchet run --resume " << state.dir
+                  << "` scores the rest and collects the run\n";
+      return kExitInterrupted;
+    }
+    if (end == ShardScheduler::End::kFailed) {
+      std::string failed;
+      for (const ShardedRunShard& s : run.shards) {
+        if (s.state == "failed") {
+          failed += "\n  shard " + s.shard.id.substr(0, 12) + " (" + s.shard.record + ", run " +
+                    std::to_string(s.shard.run) + "): " +
+                    (s.attempts.empty() ? "" : s.attempts.back().why);
+        }
+      }
+      finish_as("failed", "shards ran out of attempts");
+      return fail(Status::Unavailable("shards of " + state.dir + " failed every attempt:" + failed +
+                                  "\n`ratchet run --resume " + state.dir +
+                                  "` tries them again once the cause is mended"));
+    }
+    if (second_pass) break;
+    // A record whose first scoring calls for a second gets its shards now (once: a resumed run
+    // may have them already).
+    bool added = false;
+    for (const std::string& id : records) {
+      std::vector<ReportEntry> entries;
+      bool has_rerun = false;
+      for (const ShardedRunShard& s : run.shards) {
+        if (s.shard.record != id) continue;
+        if (s.rerun) {
+          has_rerun = true;
+          continue;
+        }
+        Result<ReportEntry> entry =
+            ShardEntry(ShardFolder(state.dir, s.shard.id), s.shard, run.seed_commit);
+        if (!entry.ok()) return fail(Status::Unavailable(entry.status().message()));
+        entries.push_back(*entry);
+      }
+      if (has_rerun || entries.empty()) continue;
+      const Scoring first = ScoringOf(CombineShardEntries(entries));
+      const ScoreAgain why = WhetherToScoreAgain(request.baseline, id, run.lane, state.gpu, first);
+      if (why == ScoreAgain::kNo) continue;
+      shown << ScoreAgainLine(request.baseline, id, run.lane, why, first);
+      const int runs = static_cast<int>(entries.size());
+      for (int r = runs + 1; r <= 2 * runs; ++r) {
+        Status planned = PlanShard(state, request, id, r, true);
+        if (!planned.ok()) return fail(planned);
+        (void)scheduler.Add(run.shards.back().shard);
+        added = true;
+      }
+    }
+    (void)WriteShardedRun(state.dir, run);
+    if (!added) break;
+  }
+
+  // Collect: every shard verified again, the records assembled, the run held to the baseline.
+  RunOutcome outcome;
+  outcome.evidence = state.dir;
+  outcome.inputs.require_lane = request.require_lane;
+  outcome.inputs.rule_set = ContractView(state.contract).rule_set().value_or(Json());
+  std::set<std::string> lanes;
+  for (const std::string& id : records) {
+    std::vector<ReportEntry> first_entries, rerun_entries;
+    for (const ShardedRunShard& s : run.shards) {
+      if (s.shard.record != id) continue;
+      const std::string folder = ShardFolder(state.dir, s.shard.id);
+      Status verified = VerifyShard(folder, s.shard, run, state.seed);
+      if (!verified.ok()) {
+        return fail(Status::Unavailable("shard " + s.shard.id + " fails verification at collect: " +
+                                    verified.message()));
+      }
+      Result<ReportEntry> entry = ShardEntry(folder, s.shard, run.seed_commit);
+      if (!entry.ok()) return fail(Status::Unavailable(entry.status().message()));
+      (s.rerun ? rerun_entries : first_entries).push_back(*entry);
+      Result<std::string> contract_text = ReadFile(folder + "/" + kContractFile, 16u << 20);
+      if (contract_text.ok()) {
+        Result<Json> contract = ParseJson(*contract_text, kContractFile);
+        if (contract.ok()) {
+          const std::string lane = ContractView(*contract).lane_id().value_or("");
+          lanes.insert(lane);
+          if (outcome.inputs.contract.is_null() && lane == run.lane) {
+            outcome.inputs.contract = *contract;
+          }
+        }
+      }
+    }
+    if (first_entries.empty()) continue;
+    outcome.inputs.selected.push_back(id);
+    ReportRecord entry{CombineShardEntries(first_entries), std::nullopt};
+    const Scoring first = ScoringOf(entry.first);
+    std::optional<Scoring> second;
+    ScoreAgain why = ScoreAgain::kNo;
+    if (!rerun_entries.empty()) {
+      why = WhetherToScoreAgain(request.baseline, id, run.lane, state.gpu, first);
+      entry.rerun = CombineShardEntries(rerun_entries);
+      second = ScoringOf(*entry.rerun);
+    }
+    outcome.inputs.scored[id] = CombineScorings(why, first, second);
+    outcome.records[id] = entry;
+  }
+  if (outcome.inputs.contract.is_null()) {
+    // Every shard on another lane than the one planned: the first shard's contract stands.
+    for (const ShardedRunShard& s : run.shards) {
+      Result<std::string> text = ReadFile(ShardFolder(state.dir, s.shard.id) + "/" + kContractFile);
+      if (text.ok()) {
+        Result<Json> contract = ParseJson(*text, kContractFile);
+        if (contract.ok()) {
+          outcome.inputs.contract = *contract;
+          break;
+        }
+      }
+    }
+  }
+  if (lanes.size() > 1 || (lanes.size() == 1 && *lanes.begin() != run.lane)) {
+    std::string named;
+    for (const std::string& lane : lanes) named += (named.empty() ? "" : ", ") + lane;
+    notes.push_back("the shards were scored on lanes " + named + ", the run was planned on " +
+                    run.lane + ": the timings are held to the lane of the run's contract");
+  }
+  HoldToBaseline(request, notes, &outcome);
+  if (request.require_lane && lanes.size() > 1) {
+    outcome.ratchet.errors.push_back(RatchetError{
+        "lane-mixed", "",
+        "--require-lane: the shards were scored on more than one lane; score them on one"});
+    outcome.exit_code = kExitFinding;
+  }
+  run.report = Json{{"records", ReportRecordsJson(outcome.records)},
+                    {kRatchetReportKey, RatchetPartOf(request, outcome)}};
+  run.seed = state.seed;
+  run.exit_code = outcome.exit_code;
+  run.message = outcome.ratchet.errors.empty()
+                    ? "as the baseline expects"
+                    : std::to_string(outcome.ratchet.errors.size()) +
+                          " difference(s) from the baseline";
+  run.state = "complete";
+  Status written = WriteShardedRun(state.dir, run);
+  if (written.ok()) {
+    std::error_code ignored;
+    std::filesystem::remove_all(state.dir + "/plans", ignored);
+    written = WriteShardedRunManifest(state.dir, run);
+  }
+  if (!written.ok()) return fail(written);
+  if (!request.json) shown << "evidence: " << state.dir << "\n";
+  PrintRunOutcome(request, outcome, context);
+  return outcome.exit_code;
+}
+
+// An exclusive lock on the run's directory, for as long as this process works on it.
+Result<int> LockRun(const std::string& dir) {
+  const int fd = open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0) return Status::IOError("open " + dir, errno);
+  if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
+    close(fd);
+    return Status::BadInput("another ratchet works on " + dir + " now; wait for it to end");
+  }
+  return fd;
+}
+
+}  // namespace
+
+Json RunRequestInputs(const RunRequest& request, const ShardedRunOptions& options) {
+  auto text = [](const std::optional<std::string>& value) {
+    return value ? Json(*value) : Json();
+  };
+  Json slurm = {{"folder", options.slurm.folder},
+                {"partition", options.slurm.partition},
+                {"account", options.slurm.account},
+                {"time_minutes", options.slurm.time_minutes},
+                {"gpus", options.slurm.gpus}};
+  return Json{{"baseline", Absolute(request.baseline_path)},
+              {"baseline_sha256", request.baseline_sha256},
+              {"records", request.asked},
+              {"runs", request.runs_flag ? Json(*request.runs_flag) : Json()},
+              {"rules", text(request.options.rules_path && PathExists(*request.options.rules_path)
+                                 ? std::optional<std::string>(Absolute(*request.options.rules_path))
+                                 : request.options.rules_path)},
+              {"data", text(request.options.data_dir ? std::optional<std::string>(Absolute(
+                                                           *request.options.data_dir))
+                                                     : std::nullopt)},
+              {"python", text(request.options.python)},
+              {"out", text(request.options.out)},
+              {"energy", request.options.energy},
+              {"require_lane", request.require_lane},
+              {"executor", options.executor},
+              {"devices", options.devices},
+              {"jobs", options.jobs},
+              {"attempts", options.max_attempts},
+              {"slurm", slurm}};
+}
+
+Result<ShardedRunOptions> ShardedRunOptionsFromInputs(const Json& inputs) {
+  try {
+    ShardedRunOptions options;
+    options.executor = inputs.at("executor").get<std::string>();
+    options.devices = inputs.at("devices").get<std::vector<std::string>>();
+    options.jobs = inputs.at("jobs").get<int>();
+    options.max_attempts = inputs.at("attempts").get<int>();
+    const Json& slurm = inputs.at("slurm");
+    options.slurm.folder = slurm.at("folder").get<std::string>();
+    options.slurm.partition = slurm.at("partition").get<std::string>();
+    options.slurm.account = slurm.at("account").get<std::string>();
+    options.slurm.time_minutes = slurm.at("time_minutes").get<int>();
+    options.slurm.gpus = slurm.at("gpus").get<int>();
+    return options;
+  } catch (const std::exception& e) {
+    return Status::BadInput(std::string("run.json: the executor's inputs are not whole: ") +
+                            e.what());
+  }
+}
+
+int RunSharded(RunRequest& request, const ShardedRunOptions& options, CommandContext& context) {
+  auto fail = [&](const Status& status) { return ReportError(context.err, "run", status); };
+  RunState state;
+  Result<Json> contract = MachineContract(request.options);
+  if (!contract.ok()) return fail(contract.status());
+  state.contract = *contract;
+  ContractView view(state.contract);
+  if (!view.locked().ok() || !view.lane_id().ok()) {
+    return fail(Status::Unavailable("the contract ratchet-scorer printed has no locked part or lane"));
+  }
+  state.kind = view.device_kind().value_or("cpu");
+  state.gpu = state.kind != "cpu";
+  state.run.locked = *view.locked();
+  state.run.lane = *view.lane_id();
+
+  std::string raw(32, '\0');
+  if (getrandom(raw.data(), raw.size(), 0) != static_cast<ssize_t>(raw.size())) {
+    return fail(Status::IOError("getrandom", errno));
+  }
+  state.seed = HexEncode(raw);
+  state.run.seed_commit = Sha256Hex(raw);
+
+  std::string dir = request.options.out.value_or(std::string(kDefaultEvidenceFolder) + "/run-" +
+                                                 UtcStampNow() + "-" +
+                                                 state.run.seed_commit.substr(0, 8));
+  if (PathExists(dir)) return fail(Status::Usage(dir + " already exists: name a new folder"));
+  const std::string parent = DirName(dir);
+  if (!request.options.out && !IsDirectory(parent) && mkdir(parent.c_str(), 0755) != 0 &&
+      errno != EEXIST) {
+    return fail(Status::IOError("mkdir " + parent, errno));
+  }
+  if (mkdir(dir.c_str(), 0755) != 0) return fail(Status::IOError("mkdir " + dir, errno));
+  dir = Absolute(dir);
+  state.dir = dir;
+  for (const auto& [sub, mode] : {std::pair{"shards", 0755}, {"plans", 0700}, {"logs", 0755}}) {
+    if (mkdir((dir + "/" + sub).c_str(), static_cast<mode_t>(mode)) != 0) {
+      return fail(Status::IOError("mkdir " + dir + "/" + sub, errno));
+    }
+  }
+  Result<int> lock = LockRun(dir);
+  if (!lock.ok()) return fail(lock.status());
+  Status seed_written = WriteFileAtomic(RunSeedPath(dir), state.seed + "\n", 0600);
+  if (!seed_written.ok()) return fail(seed_written);
+  state.run.inputs = RunRequestInputs(request, options);
+  std::vector<std::string> notes;
+  for (const std::string& id : LaneRecords(request, state, &notes)) {
+    const int runs = RunsOf(request, id, state.gpu);
+    for (int r = 1; r <= runs; ++r) {
+      Status planned = PlanShard(state, request, id, r, false);
+      if (!planned.ok()) return fail(planned);
+    }
+  }
+  Status written = WriteShardedRun(dir, state.run);
+  if (!written.ok()) return fail(written);
+  (request.json ? context.err : context.out)
+      << "run " << dir << ": " << state.run.shards.size() << " shard(s), executor "
+      << options.executor << "\n";
+  const int code = Drive(state, request, options, context);
+  close(*lock);
+  return code;
+}
+
+int ResumeSharded(const std::string& dir_given, const std::optional<ShardedRunOptions>& given,
+                  bool json, CommandContext& context,
+                  Result<RunRequest> (*check)(const Json& inputs, bool json)) {
+  auto fail = [&](const Status& status) { return ReportError(context.err, "run", status); };
+  if (!IsShardedRun(dir_given)) {
+    return fail(Status::Usage(dir_given + " is not a sharded run's directory (no run.json): "
+                              "--resume goes on with a run begun with --executor"));
+  }
+  const std::string dir = Absolute(dir_given);
+  Result<int> lock = LockRun(dir);
+  if (!lock.ok()) return fail(lock.status());
+  RunState state;
+  state.dir = dir;
+  Result<ShardedRun> run = ReadShardedRun(dir);
+  if (!run.ok()) return fail(run.status());
+  state.run = *run;
+  if (state.run.state == "complete") {
+    close(*lock);
+    return fail(Status::Usage(dir + " is complete: there is nothing to resume"));
+  }
+  Result<std::string> seed_text = ReadFile(RunSeedPath(dir), 256);
+  if (!seed_text.ok()) return fail(seed_text.status());
+  Result<std::string> seed = ParseSeedFile(*seed_text, RunSeedPath(dir));
+  if (!seed.ok()) return fail(seed.status());
+  if (!SeedMatchesCommit(*seed, state.run.seed_commit)) {
+    return fail(Status::BadInput(RunSeedPath(dir) + " is not the seed run.json commits to"));
+  }
+  state.seed = *seed;
+  Result<RunRequest> request = check(state.run.inputs, json);
+  if (!request.ok()) return fail(request.status());
+  ShardedRunOptions options;
+  if (given) {
+    options = *given;
+  } else {
+    Result<ShardedRunOptions> kept = ShardedRunOptionsFromInputs(state.run.inputs);
+    if (!kept.ok()) return fail(kept.status());
+    options = *kept;
+  }
+  Result<Json> contract = MachineContract(request->options);
+  if (!contract.ok()) return fail(contract.status());
+  state.contract = *contract;
+  ContractView view(state.contract);
+  if (!view.locked().ok() || *view.locked() != state.run.locked) {
+    return fail(Status::BadInput("this machine's contract does not lock what the run's does (a "
+                                 "scorer, rule set or dataset changed since it began): its shards "
+                                 "could not be collected into one run; begin a new run"));
+  }
+  state.kind = view.device_kind().value_or("cpu");
+  state.gpu = state.kind != "cpu";
+  state.run.state = "running";
+  state.run.message.clear();
+  (json ? context.err : context.out) << "run " << dir << ": resumed\n";
+  const int code = Drive(state, *request, options, context);
+  close(*lock);
+  return code;
+}
+
+}  // namespace ratchet

@@ -1,0 +1,293 @@
+#include "cli/sharded_run.h"
+
+#include <sys/stat.h>
+
+#include <algorithm>
+
+#include "core/file.h"
+#include "core/sha256.h"
+#include "evidence/layout.h"
+
+namespace ratchet {
+
+namespace {
+
+// A member of `json` read as `T`, or an error naming `what` and the key.
+template <typename T>
+Status Get(const Json& json, const char* key, const std::string& what, T* out) {
+  auto found = json.find(key);
+  if (found == json.end()) return Status::BadInput(what + ": no \"" + key + "\"");
+  try {
+    *out = found->get<T>();
+  } catch (const std::exception&) {
+    return Status::BadInput(what + ": \"" + key + "\" is a " + JsonTypeName(*found) +
+                            ", not what it should be");
+  }
+  return Status::Ok();
+}
+
+Json ShardJson(const Shard& shard) {
+  return Json{{"id", shard.id},
+              {"record", shard.record},
+              {"sha256", shard.submission_sha256},
+              {"run", shard.run}};
+}
+
+Status ReadShard(const Json& json, const std::string& what, Shard* shard) {
+  if (!json.is_object()) return Status::BadInput(what + " is not an object");
+  Status s = Get(json, "id", what, &shard->id);
+  if (s.ok()) s = Get(json, "record", what, &shard->record);
+  if (s.ok()) s = Get(json, "sha256", what, &shard->submission_sha256);
+  if (s.ok()) s = Get(json, "run", what, &shard->run);
+  if (s.ok()) s = CheckLowerHex64(shard->id, what + ": id");
+  if (s.ok() && shard->run < 1) s = Status::BadInput(what + ": run " + std::to_string(shard->run));
+  return s;
+}
+
+std::string Text(const Json& json, const char* key) {
+  auto found = json.find(key);
+  return found != json.end() && found->is_string() ? found->get<std::string>() : "";
+}
+
+Result<ShardAttempt> ReadAttempt(const Json& json, const std::string& what) {
+  if (!json.is_object()) return Status::BadInput(what + " is not an object");
+  ShardAttempt a;
+  Status s = Get(json, "attempt", what, &a.attempt);
+  if (s.ok()) s = Get(json, "executor", what, &a.executor);
+  if (s.ok()) s = Get(json, "seconds", what, &a.seconds);
+  if (!s.ok()) return s;
+  a.host = Text(json, "host");
+  a.job = Text(json, "job");
+  a.step = Text(json, "step");
+  a.device = Text(json, "device");
+  a.device_uuid = Text(json, "device_uuid");
+  a.started = Text(json, "started");
+  a.ended = Text(json, "ended");
+  a.why = Text(json, "why");
+  a.folder = Text(json, "folder");
+  const std::string end = Text(json, "end");
+  if (end == "scored") {
+    a.end = AttemptEnd::kScored;
+  } else if (end == "fault") {
+    a.end = AttemptEnd::kFault;
+  } else if (end == "cancelled") {
+    a.end = AttemptEnd::kCancelled;
+  } else {
+    return Status::BadInput(what + ": end \"" + end + "\" is none of scored, fault, cancelled");
+  }
+  return a;
+}
+
+}  // namespace
+
+Json ShardPlanJson(const ShardPlan& plan) {
+  return Json{{"schema", kShardPlanSchema},
+              {"shard", ShardJson(plan.shard)},
+              {"record", RecordSpecToJson(plan.record)},
+              {"options", SessionOptionsToJson(plan.options)},
+              {"run_seed_commit", plan.run_seed_commit},
+              {"shared_device", plan.shared_device}};
+}
+
+Result<ShardPlan> ParseShardPlan(const std::string& text, const std::string& what) {
+  Result<Json> json = ParseJson(text, what);
+  if (!json.ok()) return json.status();
+  if (!json->is_object() || Text(*json, "schema") != kShardPlanSchema) {
+    return Status::BadInput(what + " is not a shard's plan (schema " + kShardPlanSchema + ")");
+  }
+  ShardPlan plan;
+  Status s = ReadShard(json->value("shard", Json()), what + ": shard", &plan.shard);
+  if (!s.ok()) return s;
+  Result<RecordSpec> record = RecordSpecFromJson(json->value("record", Json()));
+  if (!record.ok()) return Status::BadInput(what + ": record: " + record.status().message());
+  plan.record = *record;
+  Result<SessionOptions> options = SessionOptionsFromJson(json->value("options", Json()));
+  if (!options.ok()) return Status::BadInput(what + ": options: " + options.status().message());
+  plan.options = *options;
+  s = Get(*json, "run_seed_commit", what, &plan.run_seed_commit);
+  if (s.ok()) s = CheckLowerHex64(plan.run_seed_commit, what + ": run_seed_commit");
+  if (s.ok()) s = Get(*json, "shared_device", what, &plan.shared_device);
+  if (!s.ok()) return s;
+  if (!plan.options.seed || !plan.options.out) {
+    return Status::BadInput(what + ": a shard's plan gives its seed and its folder");
+  }
+  return plan;
+}
+
+Result<std::string> ShardSeed(const std::string& run_seed_hex, const std::string& shard_id) {
+  Status hex = CheckLowerHex64(run_seed_hex, "the run seed");
+  if (!hex.ok()) return hex;
+  Result<std::string> key = HexDecode(run_seed_hex, "the run seed");
+  if (!key.ok()) return key.status();
+  return HexEncode(HmacSha256(*key, "ratchet shard " + shard_id));
+}
+
+Json ShardReportJson(const Shard& shard, const std::string& run_seed_commit) {
+  Json json = ShardJson(shard);
+  json["run_seed_commit"] = run_seed_commit;
+  return json;
+}
+
+Json ShardedRunJson(const ShardedRun& run) {
+  Json shards = Json::array();
+  for (const ShardedRunShard& s : run.shards) {
+    Json attempts = Json::array();
+    for (const ShardAttempt& a : s.attempts) attempts.push_back(ShardAttemptJson(a));
+    Json entry = ShardJson(s.shard);
+    entry["rerun"] = s.rerun;
+    entry["state"] = s.state;
+    entry["attempts"] = attempts;
+    shards.push_back(entry);
+  }
+  return Json{{"schema", kShardedRunSchema},
+              {"state", run.state},
+              {"inputs", run.inputs},
+              {"seed_commit", run.seed_commit},
+              {"seed", run.seed.empty() ? Json() : Json(run.seed)},
+              {"locked", run.locked},
+              {"lane", run.lane},
+              {"shards", shards},
+              {"report", run.report},
+              {"exit_code", run.exit_code < 0 ? Json() : Json(run.exit_code)},
+              {"message", run.message}};
+}
+
+Result<ShardedRun> ParseShardedRun(const std::string& text, const std::string& what) {
+  Result<Json> json = ParseJson(text, what);
+  if (!json.ok()) return json.status();
+  if (!json->is_object() || Text(*json, "schema") != kShardedRunSchema) {
+    return Status::BadInput(what + " is not a sharded run's (schema " + kShardedRunSchema + ")");
+  }
+  ShardedRun run;
+  Status s = Get(*json, "state", what, &run.state);
+  if (s.ok()) s = Get(*json, "seed_commit", what, &run.seed_commit);
+  if (s.ok()) s = CheckLowerHex64(run.seed_commit, what + ": seed_commit");
+  if (s.ok()) s = Get(*json, "lane", what, &run.lane);
+  if (s.ok()) s = Get(*json, "message", what, &run.message);
+  if (!s.ok()) return s;
+  const std::vector<std::string> states = {"running", "interrupted", "failed", "complete"};
+  if (std::find(states.begin(), states.end(), run.state) == states.end()) {
+    return Status::BadInput(what + ": state \"" + run.state + "\" is none a run has");
+  }
+  run.inputs = json->value("inputs", Json());
+  run.locked = json->value("locked", Json());
+  run.report = json->value("report", Json());
+  if (!run.inputs.is_object() || !run.locked.is_object()) {
+    return Status::BadInput(what + ": inputs and locked must be objects");
+  }
+  const Json seed = json->value("seed", Json());
+  if (seed.is_string()) {
+    run.seed = seed.get<std::string>();
+    s = CheckLowerHex64(run.seed, what + ": seed");
+    if (!s.ok()) return s;
+  }
+  const Json exit_code = json->value("exit_code", Json());
+  if (exit_code.is_number_integer()) run.exit_code = exit_code.get<int>();
+  const Json shards = json->value("shards", Json());
+  if (!shards.is_array()) return Status::BadInput(what + ": shards is not an array");
+  for (size_t i = 0; i < shards.size(); ++i) {
+    const std::string where = what + ": shards[" + std::to_string(i) + "]";
+    ShardedRunShard entry;
+    s = ReadShard(shards[i], where, &entry.shard);
+    if (s.ok()) s = Get(shards[i], "rerun", where, &entry.rerun);
+    if (s.ok()) s = Get(shards[i], "state", where, &entry.state);
+    if (!s.ok()) return s;
+    const Json attempts = shards[i].value("attempts", Json());
+    if (!attempts.is_array()) return Status::BadInput(where + ": attempts is not an array");
+    for (size_t k = 0; k < attempts.size(); ++k) {
+      Result<ShardAttempt> a =
+          ReadAttempt(attempts[k], where + ".attempts[" + std::to_string(k) + "]");
+      if (!a.ok()) return a.status();
+      entry.attempts.push_back(*a);
+    }
+    run.shards.push_back(entry);
+  }
+  return run;
+}
+
+std::string ShardFolder(const std::string& run_dir, const std::string& id) {
+  return run_dir + "/shards/" + id;
+}
+std::string ShardPlanPath(const std::string& run_dir, const std::string& id) {
+  return run_dir + "/plans/" + id + ".json";
+}
+std::string RunSeedPath(const std::string& run_dir) { return run_dir + "/plans/run.seed"; }
+std::string ShardLogPath(const std::string& run_dir, const std::string& id, int attempt) {
+  return run_dir + "/logs/" + id + "." + std::to_string(attempt) + ".log";
+}
+
+bool IsShardedRun(const std::string& dir) {
+  Result<std::string> text = ReadFile(dir + "/" + kShardedRunFile, 1 << 20);
+  return text.ok() && text->find(kShardedRunSchema) != std::string::npos;
+}
+
+Result<ShardedRun> ReadShardedRun(const std::string& dir) {
+  const std::string path = dir + "/" + kShardedRunFile;
+  Result<std::string> text = ReadFile(path, 64u << 20);
+  if (!text.ok()) return text.status();
+  return ParseShardedRun(*text, path);
+}
+
+Status WriteShardedRun(const std::string& dir, const ShardedRun& run) {
+  return WriteFileAtomic(dir + "/" + kShardedRunFile, ShardedRunJson(run).dump(2) + "\n");
+}
+
+namespace {
+
+// The files MANIFEST.json covers, relative to the run's directory.
+std::vector<std::string> ManifestPaths(const ShardedRun& run) {
+  std::vector<std::string> paths = {kShardedRunFile};
+  for (const ShardedRunShard& s : run.shards) {
+    if (s.state == "done") paths.push_back("shards/" + s.shard.id + "/" + kManifestFile);
+  }
+  std::sort(paths.begin(), paths.end());
+  return paths;
+}
+
+}  // namespace
+
+Status WriteShardedRunManifest(const std::string& dir, const ShardedRun& run) {
+  Json files = Json::object();
+  for (const std::string& path : ManifestPaths(run)) {
+    Result<std::string> sha256 = Sha256File(dir + "/" + path);
+    if (!sha256.ok()) return sha256.status();
+    files[path] = *sha256;
+  }
+  return WriteFileAtomic(dir + "/" + kShardedRunManifestFile,
+                         Json{{"schema", kShardedRunSchema}, {"files", files}}.dump(2) + "\n");
+}
+
+std::vector<std::string> CheckShardedRunManifest(const std::string& dir, const ShardedRun& run) {
+  std::vector<std::string> problems;
+  const std::string path = dir + "/" + kShardedRunManifestFile;
+  Result<std::string> text = ReadFile(path, 16u << 20);
+  if (!text.ok()) return {kShardedRunManifestFile + std::string(": ") + text.status().message()};
+  Result<Json> json = ParseJson(*text, path);
+  if (!json.ok() || !json->is_object() || !json->value("files", Json()).is_object()) {
+    return {std::string(kShardedRunManifestFile) + ": not a sharded run's manifest"};
+  }
+  const Json& files = (*json)["files"];
+  const std::vector<std::string> expected = ManifestPaths(run);
+  for (const auto& [name, sha256] : files.items()) {
+    if (std::find(expected.begin(), expected.end(), name) == expected.end()) {
+      problems.push_back(std::string(kShardedRunManifestFile) + ": lists " + name +
+                         ", which is not a file of the run");
+    }
+  }
+  for (const std::string& name : expected) {
+    auto found = files.find(name);
+    if (found == files.end() || !found->is_string()) {
+      problems.push_back(std::string(kShardedRunManifestFile) + ": does not list " + name);
+      continue;
+    }
+    Result<std::string> sha256 = Sha256File(dir + "/" + name);
+    if (!sha256.ok()) {
+      problems.push_back(name + ": " + sha256.status().message());
+    } else if (*sha256 != found->get<std::string>()) {
+      problems.push_back(name + ": its sha256 is not the one MANIFEST.json lists");
+    }
+  }
+  return problems;
+}
+
+}  // namespace ratchet

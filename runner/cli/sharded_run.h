@@ -1,0 +1,95 @@
+// A sharded run's directory, as `ratchet run --executor` writes it and `--resume` and the audit
+// read it. This file owns its format (docs/distributed.md, "The run's directory"):
+//
+//   run.json        the run: its inputs, the run seed's commitment, the contract's locked part,
+//                   every shard with each attempt's provenance, and once collected the seed's
+//                   reveal, the report and the exit code. Rewritten atomically as shards end.
+//   shards/<id>/    one shard's evidence directory, written by ratchet-scorer: complete on its own
+//   plans/          what each shard is given (its seed among it; mode 0700), and the run seed:
+//                   removed once the run is collected and the seed revealed
+//   logs/<id>.<n>   what attempt n of a shard printed
+//   MANIFEST.json   written last: the sha256 of run.json and of each shard's MANIFEST.json.
+//                   A run is complete when run.json says so and MANIFEST.json matches.
+#ifndef RATCHET_CLI_SHARDED_RUN_H_
+#define RATCHET_CLI_SHARDED_RUN_H_
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "cli/shards.h"
+#include "core/canonical_json.h"
+#include "core/status.h"
+#include "session/request.h"
+
+namespace ratchet {
+
+inline constexpr char kShardedRunSchema[] = "ratchet.sharded-run/1";
+inline constexpr char kShardPlanSchema[] = "ratchet.shard-plan/1";
+inline constexpr char kShardedRunFile[] = "run.json";
+inline constexpr char kShardedRunManifestFile[] = "MANIFEST.json";
+// The member of a shard's report.json that names its shard (the shard's own evidence says what
+// it is part of).
+inline constexpr char kShardReportKey[] = "shard";
+
+// What one shard's process is given: `ratchet score-shard PLAN` reads it.
+struct ShardPlan {
+  Shard shard;
+  RecordSpec record;            // the submission's path absolute
+  SessionOptions options;       // out: the shard's folder; seed: the shard's seed
+  std::string run_seed_commit;  // of the run the shard is part of
+  bool shared_device = false;   // a CPU lane's shards side by side: no device lock
+};
+Json ShardPlanJson(const ShardPlan& plan);
+Result<ShardPlan> ParseShardPlan(const std::string& text, const std::string& what);
+
+// A shard's seed: HMAC-SHA256(key = the 32 bytes of the run seed, "ratchet shard " + id), hex.
+// The audit derives it again from the revealed run seed.
+Result<std::string> ShardSeed(const std::string& run_seed_hex, const std::string& shard_id);
+
+// The shard's part of report.json's "shard" member: what it is part of.
+Json ShardReportJson(const Shard& shard, const std::string& run_seed_commit);
+
+struct ShardedRunShard {
+  Shard shard;
+  bool rerun = false;  // part of the record's second scoring
+  std::string state;   // "queued", "done", "failed"
+  std::vector<ShardAttempt> attempts;
+};
+
+struct ShardedRun {
+  std::string state = "running";  // "running", "interrupted", "failed", "complete"
+  // What the run was asked: the baseline (path, sha256), the records and runs, the session's
+  // options, the executor's: enough for --resume to go on as the run began.
+  Json inputs = Json::object();
+  std::string seed_commit;
+  std::string seed;  // revealed once collected, "" before
+  Json locked;       // the contract's locked part every shard must have
+  std::string lane;  // the lane id the run was planned on
+  std::vector<ShardedRunShard> shards;
+  Json report;  // null until collected: {"records", "ratchet"}
+  int exit_code = -1;
+  std::string message;
+};
+Json ShardedRunJson(const ShardedRun& run);
+Result<ShardedRun> ParseShardedRun(const std::string& text, const std::string& what);
+
+// Paths within the run's directory.
+std::string ShardFolder(const std::string& run_dir, const std::string& id);
+std::string ShardPlanPath(const std::string& run_dir, const std::string& id);
+std::string RunSeedPath(const std::string& run_dir);
+std::string ShardLogPath(const std::string& run_dir, const std::string& id, int attempt);
+
+// Whether `dir` holds a sharded run (its run.json names the schema).
+bool IsShardedRun(const std::string& dir);
+Result<ShardedRun> ReadShardedRun(const std::string& dir);
+// run.json, replaced atomically.
+Status WriteShardedRun(const std::string& dir, const ShardedRun& run);
+// MANIFEST.json over run.json and every shard's MANIFEST.json: the last file a run writes.
+Status WriteShardedRunManifest(const std::string& dir, const ShardedRun& run);
+// What is wrong with MANIFEST.json against the files (empty when it matches).
+std::vector<std::string> CheckShardedRunManifest(const std::string& dir, const ShardedRun& run);
+
+}  // namespace ratchet
+
+#endif  // RATCHET_CLI_SHARDED_RUN_H_
