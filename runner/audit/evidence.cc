@@ -418,7 +418,7 @@ Status AuditEvidence(const std::string& dir, const EvidenceAuditOptions& options
     if (!reader.IsObject(record, path)) continue;
     std::set<std::string> listed_folders;
     Result<std::optional<EntryClaim>> main_claim =
-        AuditEntry(context, id, record, path, 1, &listed_folders, result);
+        AuditEntry(context, id, record, path, options.first_run, &listed_folders, result);
     if (!main_claim.ok()) return main_claim.status();
     if (!*main_claim) {
       result->claims.push_back(id + ": a report entry too damaged to say what it claims");
@@ -433,7 +433,7 @@ Status AuditEvidence(const std::string& dir, const EvidenceAuditOptions& options
     if (record.contains("rerun")) {
       const std::string rerun_path = JoinPath(path, "rerun");
       Result<std::optional<EntryClaim>> rerun =
-          AuditEntry(context, id, record["rerun"], rerun_path, 1 + (*main_claim)->runs,
+          AuditEntry(context, id, record["rerun"], rerun_path, options.first_run + (*main_claim)->runs,
                      &listed_folders, result);
       if (!rerun.ok()) return rerun.status();
       if (*rerun) {

@@ -27,6 +27,9 @@ struct EvidenceAuditOptions {
   // The datasets as LocateDatasets found them, for a caller that audits many directories and
   // reads and verifies the datasets once; nullopt: located here (data_dir first) on first need.
   std::optional<std::vector<LocatedDataset>> datasets;
+  // The number of the first run each record's report entry lists: 1, or, for a shard of a
+  // sharded run (one run of one record), the shard's run.
+  int first_run = 1;
 };
 
 // Errors: what is not an evidence directory (BadInput, as ReadEvidence says), a rule set given

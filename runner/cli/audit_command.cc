@@ -3,6 +3,8 @@
 #include <ostream>
 
 #include "audit/audit.h"
+#include "cli/sharded_run.h"
+#include "cli/sharded_run_audit.h"
 #include "cli/commands.h"
 #include "core/args.h"
 #include "core/exit_codes.h"
@@ -12,13 +14,13 @@ namespace ratchet {
 const char kAuditUsage[] =
     "usage: ratchet audit PATH [--data DIR] [--rules ID|FILE] [--submission FILE]\n"
     "\n"
-    "Decides whether the claim of PATH stands: a ratchet evidence directory, or a JSON file with "
-    "a\n"
-    "record of the reference scorer's --json (bare, or wrapped as {returncode, stdout, stderr,\n"
-    "record}). Every hash is verified, every verdict re-judged from the raw calls, the plan and\n"
-    "correct labels re-derived from the revealed seed (where the datasets are here), and the "
-    "energy\n"
-    "column recomputed from its windows with its telemetry checked against the rule set's bands.\n"
+    "Decides whether the claim of PATH stands: a ratchet evidence directory, a sharded run's\n"
+    "directory (each shard audited, and its id, seed and contract bound to the run), or a JSON\n"
+    "file with a record of the reference scorer's --json (bare, or wrapped as {returncode,\n"
+    "stdout, stderr, record}). Every hash is verified, every verdict re-judged from the raw\n"
+    "calls, the plan and correct labels re-derived from the revealed seed (where the datasets\n"
+    "are here), and the energy column recomputed from its windows with its telemetry checked\n"
+    "against the rule set's bands.\n"
     "Prints the rule set that judged, a line per finding (\"finding:\" breaks the claim,\n"
     "\"note:\" qualifies it), what was checked, and a verdict line; docs/audit.md lists every\n"
     "check.\n"
@@ -58,7 +60,23 @@ int Run(CommandContext& context) {
   options.data_dir = args->Get("data");
   options.rules_path = args->Get("rules");
   options.submission = args->Get("submission");
-  Result<AuditResult> result = Audit(args->positional().front(), options);
+  const std::string path = args->positional().front();
+  Result<AuditResult> result = AuditResult{};
+  if (IsShardedRun(path)) {
+    // A sharded run (docs/distributed.md): its shards, and what binds them into one run.
+    if (options.submission) {
+      return fail(Status::Usage("--submission names the file of a reference record; " + path +
+                                " is a sharded run"));
+    }
+    EvidenceAuditOptions evidence;
+    evidence.rules_path = options.rules_path;
+    evidence.data_dir = options.data_dir;
+    result->path = path;
+    Status audited = AuditShardedRun(path, evidence, &*result);
+    if (!audited.ok()) return fail(audited);
+  } else {
+    result = Audit(path, options);
+  }
   if (!result.ok()) return fail(result.status());
 
   std::ostream& out = context.out;
