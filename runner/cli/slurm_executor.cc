@@ -4,6 +4,8 @@
 #include <sys/wait.h>
 
 #include <algorithm>
+#include <ctime>
+#include <optional>
 #include <set>
 #include <sstream>
 #include <thread>
@@ -37,6 +39,26 @@ std::string StateWord(const std::string& state) {
 
 // "12_3" -> {"12_3"}; "12_[3-5,7]" -> {"12_3", "12_4", "12_5", "12_7"}: the tasks of one line of
 // squeue (pending tasks may still be one record).
+// A time as squeue prints it ("2026-12-03T00:41:21", the cluster's local time), or nullopt for
+// "N/A" and anything else.
+std::optional<std::time_t> SlurmTime(const std::string& text) {
+  std::tm local{};
+  const char* end = strptime(text.c_str(), "%Y-%m-%dT%H:%M:%S", &local);
+  if (end == nullptr || *end != '\0') return std::nullopt;
+  local.tm_isdst = -1;
+  const std::time_t time = std::mktime(&local);
+  if (time == static_cast<std::time_t>(-1)) return std::nullopt;
+  return time;
+}
+
+std::string UtcText(std::time_t time) {
+  std::tm utc{};
+  gmtime_r(&time, &utc);
+  char text[32];
+  std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", &utc);
+  return text;
+}
+
 std::vector<std::string> TaskIds(const std::string& field) {
   const size_t bracket = field.find("_[");
   if (bracket == std::string::npos) return {field};
@@ -234,8 +256,13 @@ void SlurmExecutor::Look() {
       if (row->second.node != "(null)" && !row->second.node.empty()) {
         task.attempt.host = row->second.node;
       }
-      if (row->second.start != "N/A") task.attempt.started = row->second.start;
-      if (end && row->second.end != "N/A") task.attempt.ended = row->second.end;
+      if (std::optional<std::time_t> start = SlurmTime(row->second.start)) {
+        task.attempt.started = UtcText(*start);
+        if (std::optional<std::time_t> ended = end ? SlurmTime(row->second.end) : std::nullopt) {
+          task.attempt.ended = UtcText(*ended);
+          task.attempt.seconds = std::difftime(*ended, *start);
+        }
+      }
     }
     if (!end) {
       ++it;

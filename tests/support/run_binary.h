@@ -36,19 +36,27 @@ inline std::string SlurpFd(int fd) {
   return text;
 }
 
-// Runs `ratchet args...` with the environment of the test plus `extra_env` ("NAME=value").
-inline BinaryRun RunRatchet(const std::vector<std::string>& args,
-                            const std::vector<std::string>& extra_env = {}) {
-  BinaryRun run;
+// `ratchet args...` started and not yet waited for: what a test that signals it, or acts while it
+// runs, holds.
+struct StartedRatchet {
+  pid_t pid = -1;
+  int out_fd = -1, err_fd = -1;
+};
+
+// Starts `ratchet args...` with the environment of the test plus `extra_env` ("NAME=value").
+inline StartedRatchet StartRatchet(const std::vector<std::string>& args,
+                                   const std::vector<std::string>& extra_env = {}) {
+  StartedRatchet started;
   char out_name[] = "/tmp/ratchet-out-XXXXXX";
   char err_name[] = "/tmp/ratchet-err-XXXXXX";
-  int out_fd = mkstemp(out_name), err_fd = mkstemp(err_name);
+  started.out_fd = mkstemp(out_name);
+  started.err_fd = mkstemp(err_name);
   unlink(out_name);
   unlink(err_name);
   posix_spawn_file_actions_t actions;
   posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_adddup2(&actions, out_fd, 1);
-  posix_spawn_file_actions_adddup2(&actions, err_fd, 2);
+  posix_spawn_file_actions_adddup2(&actions, started.out_fd, 1);
+  posix_spawn_file_actions_adddup2(&actions, started.err_fd, 2);
   std::string binary = RatchetBinary();
   std::vector<char*> argv{binary.data()};
   std::vector<std::string> copies(args);
@@ -59,18 +67,34 @@ inline BinaryRun RunRatchet(const std::vector<std::string>& args,
   for (char** e = environ; *e; ++e) envp.push_back(*e);
   for (std::string& e : env_copies) envp.push_back(e.data());
   envp.push_back(nullptr);
-  pid_t pid;
-  if (posix_spawn(&pid, binary.c_str(), &actions, nullptr, argv.data(), envp.data()) == 0) {
-    int status = 0;
-    waitpid(pid, &status, 0);
-    run.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  if (posix_spawn(&started.pid, binary.c_str(), &actions, nullptr, argv.data(), envp.data()) != 0) {
+    started.pid = -1;
   }
   posix_spawn_file_actions_destroy(&actions);
-  run.out = SlurpFd(out_fd);
-  run.err = SlurpFd(err_fd);
-  close(out_fd);
-  close(err_fd);
+  return started;
+}
+
+// Waits for a started ratchet: its exit code and what it wrote.
+inline BinaryRun FinishRatchet(StartedRatchet& started) {
+  BinaryRun run;
+  if (started.pid > 0) {
+    int status = 0;
+    waitpid(started.pid, &status, 0);
+    run.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  }
+  run.out = SlurpFd(started.out_fd);
+  run.err = SlurpFd(started.err_fd);
+  close(started.out_fd);
+  close(started.err_fd);
+  started.pid = -1;
   return run;
+}
+
+// Runs `ratchet args...` with the environment of the test plus `extra_env` ("NAME=value").
+inline BinaryRun RunRatchet(const std::vector<std::string>& args,
+                            const std::vector<std::string>& extra_env = {}) {
+  StartedRatchet started = StartRatchet(args, extra_env);
+  return FinishRatchet(started);
 }
 
 }  // namespace ratchet

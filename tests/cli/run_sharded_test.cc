@@ -1,0 +1,404 @@
+// `ratchet run --executor local|slurm` end to end, as a user runs it: a baseline split into shards,
+// each scored by a scorer of its own, verified and collected into one run that `ratchet audit`
+// lets stand. The Slurm tests run against a real single-node cluster the suite starts
+// (scripts/slurm-test-cluster, from Debian's slurmctld, slurmd and munge) and stops: the bundled
+// baseline gives the same outcomes and exit code as on this host; a task cancelled by someone
+// else and a slurmd killed are retried into a complete run; SIGINT cancels the run's jobs and
+// exits 130, and --resume scores what is left (a shard corrupted meanwhile among it).
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <filesystem>
+#include <set>
+#include <thread>
+
+#include "core/canonical_json.h"
+#include "core/file.h"
+#include "core/sha256.h"
+#include "core/subprocess.h"
+#include "support/checkout.h"
+#include "support/fast_rules.h"
+#include "support/run_binary.h"
+#include "support/temp_dir.h"
+
+namespace ratchet {
+namespace {
+
+bool Contains(const std::string& text, const std::string& needle) {
+  return text.find(needle) != std::string::npos;
+}
+
+// A baseline under the fast rule set: records `a` and `b`, ncm.py at a loose band, reviewed by
+// hand as qualified, two runs each: four shards.
+class Workspace {
+ public:
+  Workspace() {
+    rules_ = FastRules(dir_);
+    std::filesystem::create_directories(dir_ / "submissions");
+    std::filesystem::copy_file(SourceDir() + "/baselines/submissions/ncm.py",
+                               dir_ / "submissions/ncm.py");
+    BinaryRun contract = RunRatchet({"contract", "--json", "--rules", rules_});
+    EXPECT_EQ(contract.exit_code, 0) << contract.err;
+    const Json locked = Json::parse(contract.out)["locked"];
+    Json records = Json::object();
+    for (const char* id : {"a", "b"}) {
+      records[id] = {{"submission", "submissions/ncm.py"},
+                     {"band_bp", 3000},
+                     {"runs", 2},
+                     {"expected", {{"status", "qualified"}, {"broken", Json::array()}}},
+                     {"reason", "the nearest class mean, at a loose band"},
+                     {"sha256", *Sha256File(dir_ / "submissions/ncm.py")}};
+    }
+    Json doc = {{"schema", "ratchet.baseline/1"},
+                {"contract", {{"locked", locked}, {"rule_set", FastRulesJson()}}},
+                {"lanes", Json::object()},
+                {"records", records}};
+    EXPECT_TRUE(WriteFileAtomic(baseline(), doc.dump(2) + "\n").ok());
+  }
+  std::vector<std::string> Args(const std::string& out, std::vector<std::string> extra) const {
+    std::vector<std::string> args = {"run", "--baseline", baseline(), "--rules", rules_,
+                                     "--out", out};
+    args.insert(args.end(), extra.begin(), extra.end());
+    return args;
+  }
+  std::string baseline() const { return dir_ / "records.json"; }
+  const std::string& rules() const { return rules_; }
+  const TempDir& dir() const { return dir_; }
+
+ private:
+  TempDir dir_;
+  std::string rules_;
+};
+
+Json RunJson(const std::string& dir) {
+  Result<std::string> text = ReadFile(dir + "/run.json");
+  return text.ok() ? Json::parse(*text) : Json();
+}
+
+// Waits until `ready` holds of run.json (or `seconds` pass).
+bool WaitForRun(const std::string& dir, const std::function<bool(const Json&)>& ready,
+                double seconds) {
+  const auto until = std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds);
+  while (std::chrono::steady_clock::now() < until) {
+    Result<std::string> text = ReadFile(dir + "/run.json");
+    if (text.ok()) {
+      try {
+        if (ready(Json::parse(*text))) return true;
+      } catch (const std::exception&) {
+      }
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  return false;
+}
+
+int CountState(const Json& run, const std::string& state) {
+  int n = 0;
+  for (const Json& shard : run["shards"]) n += shard["state"] == state;
+  return n;
+}
+
+// Flips a byte in the middle of a file.
+void Corrupt(const std::string& path) {
+  std::string bytes = *ReadFile(path);
+  ASSERT_FALSE(bytes.empty()) << path;
+  bytes[bytes.size() / 2] ^= 0x01;
+  ASSERT_TRUE(WriteFileAtomic(path, bytes).ok());
+}
+
+// A complete run: every shard done and verified by the audit, which lets the claim stand.
+void ExpectCompleteAndStanding(const std::string& dir, const std::string& rules = "") {
+  const Json run = RunJson(dir);
+  EXPECT_EQ(run["state"], "complete") << run.dump(2);
+  EXPECT_TRUE(run["seed"].is_string());
+  EXPECT_FALSE(PathExists(dir + "/plans")) << "the shards' seeds stay once revealed";
+  EXPECT_TRUE(PathExists(dir + "/MANIFEST.json"));
+  for (const Json& shard : run["shards"]) EXPECT_EQ(shard["state"], "done") << shard.dump();
+  std::vector<std::string> args = {"audit", dir};
+  if (!rules.empty()) args.insert(args.end(), {"--rules", rules});
+  BinaryRun audit = RunRatchet(args);
+  EXPECT_EQ(audit.exit_code, 0) << audit.out << audit.err;
+  EXPECT_TRUE(Contains(audit.out, "the claim stands")) << audit.out;
+}
+
+TEST(ShardedRunTest, UsageErrorsSayWhatToDo) {
+  Workspace space;
+  const std::string out = space.dir() / "run";
+  struct Case {
+    std::vector<std::string> extra;
+    std::string message;
+  };
+  for (const Case& c : std::vector<Case>{
+           {{"--executor", "cloud"}, "--executor is local or slurm"},
+           {{"--jobs", "2"}, "add --executor local or slurm"},
+           {{"--executor", "slurm"}, "--slurm-folder"},
+           {{"--executor", "local", "--partition", "p"}, "an option of --executor slurm"},
+           {{"--executor", "local", "--devices", "0,0"}, "names GPU 0 twice"},
+           {{"--executor", "local", "--devices", "x"}, "--devices is \"all\" or GPU indices"},
+           {{"--executor", "local", "--devices", "0"}, "this lane has none"},
+       }) {
+    BinaryRun run = RunRatchet(space.Args(out, c.extra));
+    EXPECT_EQ(run.exit_code, 2) << c.message << "\n" << run.err;
+    EXPECT_TRUE(Contains(run.err, c.message)) << run.err;
+  }
+  BinaryRun resume = RunRatchet({"run", "--resume", space.dir().path()});
+  EXPECT_EQ(resume.exit_code, 2);
+  EXPECT_TRUE(Contains(resume.err, "not a sharded run's directory")) << resume.err;
+  resume = RunRatchet({"run", "--resume", out, "--baseline", space.baseline()});
+  EXPECT_EQ(resume.exit_code, 2);
+  EXPECT_TRUE(Contains(resume.err, "leave out --baseline")) << resume.err;
+}
+
+// Four shards, two at a time on this host: each scored once into its own folder with its own
+// seed, the run collected, and the audit lets it stand; a run changed afterwards does not.
+TEST(ShardedRunTest, ALocalRunIsCollectedVerifiedAndAudited) {
+  if (!HavePython()) GTEST_SKIP() << "no python3 that imports torch";
+  Workspace space;
+  const std::string out = space.dir() / "run";
+  BinaryRun run = RunRatchet(space.Args(out, {"--executor", "local", "--jobs", "2"}));
+  ASSERT_EQ(run.exit_code, 0) << run.out << run.err;
+  EXPECT_TRUE(Contains(run.out, "4 shard(s), executor local")) << run.out;
+  EXPECT_TRUE(Contains(run.out, "ok: every record as")) << run.out;
+  ExpectCompleteAndStanding(out, space.rules());
+  const Json json = RunJson(out);
+  ASSERT_EQ(json["shards"].size(), 4u);
+  std::set<std::string> ids, seeds;
+  for (const Json& shard : json["shards"]) {
+    ids.insert(shard["id"]);
+    ASSERT_EQ(shard["attempts"].size(), 1u) << shard.dump();
+    EXPECT_EQ(shard["attempts"][0]["end"], "scored");
+    EXPECT_EQ(shard["attempts"][0]["executor"], "local");
+    const std::string folder = out + "/shards/" + shard["id"].get<std::string>();
+    seeds.insert(*ReadFile(folder + "/seed.reveal"));
+    EXPECT_TRUE(PathExists(folder + "/records/" + shard["record"].get<std::string>() + "/run-" +
+                           std::to_string(shard["run"].get<int>())))
+        << folder;
+  }
+  EXPECT_EQ(ids.size(), 4u);
+  EXPECT_EQ(seeds.size(), 4u) << "two shards drew from one seed";
+  EXPECT_EQ(json["report"]["records"]["a"]["runs"].size(), 2u);
+
+  // Changed after the run: a claimed time (the manifest then fails), or a shard's seed.
+  const std::string copy = space.dir() / "copy";
+  std::filesystem::copy(out, copy, std::filesystem::copy_options::recursive);
+  Json changed = RunJson(copy);
+  changed["report"]["records"]["a"]["ranked_ms"] = 0.001;
+  ASSERT_TRUE(WriteFileAtomic(copy + "/run.json", changed.dump(2)).ok());
+  BinaryRun audit = RunRatchet({"audit", copy, "--rules", space.rules()});
+  EXPECT_EQ(audit.exit_code, 1) << audit.out;
+  EXPECT_TRUE(Contains(audit.out, "MANIFEST.json")) << audit.out;
+  EXPECT_TRUE(Contains(audit.out, "report.records.a.ranked_ms")) << audit.out;
+}
+
+// SIGINT stops the run at once and keeps the shards scored; a shard corrupted meanwhile is
+// scored again by --resume, which collects a run the audit lets stand.
+TEST(ShardedRunTest, AnInterruptedLocalRunResumesAndScoresACorruptedShardAgain) {
+  if (!HavePython()) GTEST_SKIP() << "no python3 that imports torch";
+  Workspace space;
+  const std::string out = space.dir() / "run";
+  StartedRatchet started = StartRatchet(space.Args(out, {"--executor", "local"}));
+  ASSERT_TRUE(WaitForRun(out, [](const Json& run) { return CountState(run, "done") >= 1; }, 120));
+  kill(started.pid, SIGINT);
+  BinaryRun stopped = FinishRatchet(started);
+  ASSERT_EQ(stopped.exit_code, 130) << stopped.out << stopped.err;
+  EXPECT_TRUE(Contains(stopped.err, "ratchet run --resume " + out)) << stopped.err;
+  Json run = RunJson(out);
+  EXPECT_EQ(run["state"], "interrupted");
+  EXPECT_FALSE(PathExists(out + "/MANIFEST.json")) << "an interrupted run looks complete";
+  BinaryRun audit = RunRatchet({"audit", out, "--rules", space.rules()});
+  EXPECT_EQ(audit.exit_code, 1) << audit.out << audit.err;
+  std::string corrupted;
+  for (const Json& shard : run["shards"]) {
+    if (shard["state"] == "done") {
+      corrupted = shard["id"];
+      Corrupt(out + "/shards/" + corrupted + "/records/" + shard["record"].get<std::string>() +
+              "/run-" + std::to_string(shard["run"].get<int>()) + "/calls.json");
+      break;
+    }
+  }
+  ASSERT_FALSE(corrupted.empty());
+  BinaryRun resumed = RunRatchet({"run", "--resume", out});
+  ASSERT_EQ(resumed.exit_code, 0) << resumed.out << resumed.err;
+  ExpectCompleteAndStanding(out, space.rules());
+  const Json resumed_run = RunJson(out);
+  for (const Json& shard : resumed_run["shards"]) {
+    if (shard["id"] != corrupted) continue;
+    ASSERT_EQ(shard["attempts"].size(), 2u) << shard.dump(2);
+    EXPECT_EQ(shard["attempts"][0]["end"], "scored");
+    EXPECT_EQ(shard["attempts"][1]["end"], "scored");
+  }
+  BinaryRun again = RunRatchet({"run", "--resume", out});
+  EXPECT_EQ(again.exit_code, 2);
+  EXPECT_TRUE(Contains(again.err, "nothing to resume")) << again.err;
+}
+
+class SlurmRunTest : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    if (geteuid() != 0) {
+      skip_ = "the test cluster runs as root";
+      return;
+    }
+    if (FindAllOnPath("sbatch").empty()) {
+      skip_ = "no Slurm here: scripts/setup installs slurmctld, slurmd and munge";
+      return;
+    }
+    cluster_ = new TempDir;
+    Result<ProcessResult> started =
+        RunProcess({SourceDir() + "/scripts/slurm-test-cluster", "start", cluster_->path()}, 90);
+    if (!started.ok() || started->exit_code != 0) {
+      failure_ = started.ok() ? started->err : started.status().message();
+      return;
+    }
+    const std::string lead = "export SLURM_CONF=";
+    const size_t at = started->out.find(lead);
+    if (at == std::string::npos) {
+      failure_ = "no SLURM_CONF in: " + started->out;
+      return;
+    }
+    const std::string conf =
+        started->out.substr(at + lead.size(), started->out.find('\n', at) - at - lead.size());
+    setenv("SLURM_CONF", conf.c_str(), 1);
+  }
+  static void TearDownTestSuite() {
+    if (cluster_ != nullptr) {
+      (void)RunProcess({SourceDir() + "/scripts/slurm-test-cluster", "stop", cluster_->path()}, 60);
+      delete cluster_;
+      cluster_ = nullptr;
+    }
+  }
+  void SetUp() override {
+    if (!skip_.empty()) GTEST_SKIP() << skip_;
+    if (!HavePython()) GTEST_SKIP() << "no python3 that imports torch";
+    ASSERT_TRUE(failure_.empty()) << "the test cluster did not start: " << failure_;
+  }
+  // The Slurm options of a run whose folders are under the test's.
+  std::vector<std::string> Slurm(const Workspace& space) {
+    const std::string folder = space.dir() / "slurm";
+    std::filesystem::create_directories(folder);
+    return {"--executor", "slurm", "--slurm-folder", folder};
+  }
+  // The job array task ids Slurm runs now ("12_0").
+  static std::vector<std::string> RunningTasks() {
+    Result<ProcessResult> listed = RunProcess(
+        {"squeue", "--array", "--noheader", "--states=RUNNING", "--Format=JobArrayID:40"}, 30);
+    std::vector<std::string> tasks;
+    if (!listed.ok()) return tasks;
+    std::stringstream lines(listed->out);
+    for (std::string task; lines >> task;) tasks.push_back(task);
+    return tasks;
+  }
+  static std::string cluster() { return cluster_->path(); }
+
+  static inline TempDir* cluster_ = nullptr;
+  static inline std::string skip_, failure_;
+};
+
+// The bundled baseline: the same outcomes and exit code through Slurm, two shards at once, as
+// through the local executor. Under the fast rule set (its contract then differs from the
+// baseline's in both runs alike): the default rules' timing, on this busy 2-core machine, can
+// break a timing rule in one run and not the other.
+TEST_F(SlurmRunTest, TheBundledBaselineGivesWhatTheLocalExecutorGives) {
+  TempDir dir;
+  std::filesystem::create_directories(dir / "slurm");
+  const std::string rules = FastRules(dir);
+  const std::string baseline = SourceDir() + "/baselines/records.json";
+  BinaryRun local = RunRatchet({"run", "--baseline", baseline, "--rules", rules, "--executor",
+                                "local", "--json", "--out", dir / "local"});
+  BinaryRun slurm = RunRatchet({"run", "--baseline", baseline, "--rules", rules, "--executor",
+                                "slurm", "--slurm-folder", dir / "slurm", "--json", "--out",
+                                dir / "slurm-run"});
+  ASSERT_NE(local.exit_code, 3) << local.err;
+  ASSERT_NE(slurm.exit_code, 3) << slurm.err;
+  const Json a = Json::parse(local.out), b = Json::parse(slurm.out);
+  EXPECT_EQ(slurm.exit_code, local.exit_code) << local.out << "\n" << slurm.out;
+  ASSERT_EQ(a["records"].size(), 3u) << local.out;
+  ASSERT_EQ(a["records"].size(), b["records"].size());
+  for (const auto& [id, record] : a["records"].items()) {
+    const Json& other = b["records"][id];
+    // The outcome compared is the second scoring's where there is one.
+    const Json& mine = record.contains("rerun") ? record["rerun"] : record;
+    const Json& theirs = other.contains("rerun") ? other["rerun"] : other;
+    EXPECT_EQ(mine["outcome"], theirs["outcome"]) << id;
+    EXPECT_EQ(mine["sha256"], theirs["sha256"]) << id;
+  }
+  EXPECT_EQ(a["errors"], b["errors"]);
+  // The shards ran side by side: some two attempts overlap in time.
+  const Json run = RunJson(dir / "slurm-run");
+  bool overlapped = false;
+  for (const Json& x : run["shards"]) {
+    for (const Json& y : run["shards"]) {
+      if (x["id"] == y["id"]) continue;
+      const Json& p = x["attempts"].back();
+      const Json& q = y["attempts"].back();
+      overlapped = overlapped || (p["started"] < q["ended"] && q["started"] < p["ended"] &&
+                                  p["job"] != q["job"]);
+    }
+    EXPECT_EQ(x["attempts"].back()["executor"], "slurm");
+    EXPECT_FALSE(x["attempts"].back()["job"].is_null());
+  }
+  EXPECT_TRUE(overlapped) << run["shards"].dump(2);
+  ExpectCompleteAndStanding(dir / "slurm-run", rules);
+}
+
+// A task cancelled by someone else (scancel) and a slurmd killed and restarted: each shard it
+// hit is scored again, and the run completes.
+TEST_F(SlurmRunTest, ACancelledTaskAndAKilledSlurmdEndInACompleteRun) {
+  Workspace space;
+  const std::string out = space.dir() / "run";
+  StartedRatchet started = StartRatchet(space.Args(out, Slurm(space)));
+  std::string cancelled;
+  const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(120);
+  while (cancelled.empty() && std::chrono::steady_clock::now() < until) {
+    std::vector<std::string> tasks = RunningTasks();
+    if (!tasks.empty()) {
+      cancelled = tasks.front();
+      ASSERT_TRUE(RunProcess({"scancel", cancelled}, 30).ok());
+    } else {
+      std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    }
+  }
+  ASSERT_FALSE(cancelled.empty()) << "no task was seen running";
+  // A node that goes away and comes back.
+  Result<ProcessResult> restarted =
+      RunProcess({SourceDir() + "/scripts/slurm-test-cluster", "restart-slurmd", cluster()}, 90);
+  ASSERT_TRUE(restarted.ok() && restarted->exit_code == 0)
+      << (restarted.ok() ? restarted->err : restarted.status().message());
+  BinaryRun run = FinishRatchet(started);
+  ASSERT_EQ(run.exit_code, 0) << run.out << run.err;
+  ExpectCompleteAndStanding(out, space.rules());
+  bool retried = false;
+  const Json ended = RunJson(out);
+  for (const Json& shard : ended["shards"]) {
+    const Json& attempts = shard["attempts"];
+    if (attempts.size() >= 2 && attempts[0]["end"] == "fault" && attempts[0]["job"] == cancelled) {
+      retried = true;
+      EXPECT_EQ(attempts.back()["end"], "scored");
+    }
+  }
+  EXPECT_TRUE(retried) << "the cancelled task " << cancelled << " was not retried:\n"
+                       << ended["shards"].dump(2);
+}
+
+// SIGINT during a Slurm run cancels its jobs and exits 130; --resume completes it.
+TEST_F(SlurmRunTest, AnInterruptCancelsTheJobsAndResumeCompletesTheRun) {
+  Workspace space;
+  const std::string out = space.dir() / "run";
+  StartedRatchet started = StartRatchet(space.Args(out, Slurm(space)));
+  ASSERT_TRUE(WaitForRun(out, [](const Json& run) { return CountState(run, "done") >= 1; }, 120));
+  kill(started.pid, SIGINT);
+  BinaryRun stopped = FinishRatchet(started);
+  ASSERT_EQ(stopped.exit_code, 130) << stopped.out << stopped.err;
+  EXPECT_EQ(RunJson(out)["state"], "interrupted");
+  EXPECT_TRUE(RunningTasks().empty()) << "a job of the run still runs";
+  BinaryRun resumed = RunRatchet({"run", "--resume", out});
+  ASSERT_EQ(resumed.exit_code, 0) << resumed.out << resumed.err;
+  EXPECT_TRUE(Contains(resumed.out, "kept")) << resumed.out;
+  ExpectCompleteAndStanding(out, space.rules());
+}
+
+}  // namespace
+}  // namespace ratchet
