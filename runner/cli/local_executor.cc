@@ -15,15 +15,6 @@ extern char** environ;
 
 namespace ratchet {
 
-std::string UtcNow() {
-  const std::time_t now = std::time(nullptr);
-  std::tm utc{};
-  gmtime_r(&now, &utc);
-  char text[32];
-  std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", &utc);
-  return text;
-}
-
 AttemptEnd ShardProcessEnd(int wait_status, bool cancelled, std::string* why) {
   if (WIFEXITED(wait_status)) {
     const int code = WEXITSTATUS(wait_status);
@@ -133,6 +124,7 @@ Status LocalExecutor::Start(const Shard& shard, int attempt) {
   r.attempt.host = host_;
   r.attempt.device = device;
   r.attempt.started = UtcNow();
+  r.attempt.submitted = r.attempt.started;
   r.attempt.folder = command->folder;
   busy_[slot] = true;
   running_.push_back(std::move(r));

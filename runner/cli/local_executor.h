@@ -64,8 +64,6 @@ class LocalExecutor : public ShardExecutor {
   std::string host_;
 };
 
-// Now in UTC, as ISO 8601 to the second ("2026-12-02T21:30:00Z").
-std::string UtcNow();
 
 }  // namespace ratchet
 

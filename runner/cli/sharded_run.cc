@@ -61,7 +61,9 @@ Result<ShardAttempt> ReadAttempt(const Json& json, const std::string& what) {
   a.step = Text(json, "step");
   a.device = Text(json, "device");
   a.device_uuid = Text(json, "device_uuid");
+  a.submitted = Text(json, "submitted");
   a.started = Text(json, "started");
+  a.collected = Text(json, "collected");
   a.ended = Text(json, "ended");
   a.why = Text(json, "why");
   a.folder = Text(json, "folder");

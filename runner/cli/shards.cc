@@ -1,6 +1,8 @@
 #include "cli/shards.h"
 
 #include <cmath>
+#include <cstdio>
+#include <ctime>
 #include <ostream>
 
 namespace ratchet {
@@ -14,6 +16,19 @@ Result<std::string> ShardId(const Json& locked, const std::string& record,
                               {"sha256", submission_sha256},
                               {"run", run},
                               {"seed_commit", seed_commit}});
+}
+
+std::string UtcNow() {
+  const auto now = std::chrono::system_clock::now();
+  const std::time_t seconds = std::chrono::system_clock::to_time_t(now);
+  const long long ms = std::chrono::duration_cast<std::chrono::milliseconds>(
+                           now.time_since_epoch()).count() % 1000;
+  std::tm utc{};
+  gmtime_r(&seconds, &utc);
+  char text[40];
+  const size_t n = std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%S", &utc);
+  std::snprintf(text + n, sizeof text - n, ".%03lldZ", ms);
+  return text;
 }
 
 const char* AttemptEndName(AttemptEnd end) {
@@ -34,9 +49,11 @@ Json ShardAttemptJson(const ShardAttempt& a) {
               {"host", text(a.host)},     {"job", text(a.job)},
               {"step", text(a.step)},     {"device", text(a.device)},
               {"device_uuid", text(a.device_uuid)},
+              {"submitted", text(a.submitted)},
               {"started", text(a.started)},
               {"ended", text(a.ended)},   {"seconds", a.seconds},
               {"end", AttemptEndName(a.end)},
+              {"collected", text(a.collected)},
               {"why", text(a.why)},       {"folder", text(a.folder)}};
 }
 
@@ -113,6 +130,7 @@ void ShardScheduler::Ended(const std::string& id, ShardAttempt attempt, ShardPro
       attempt.why = "its folder fails verification: " + verified.message();
     }
   }
+  if (attempt.collected.empty()) attempt.collected = UtcNow();
   entry.attempts.push_back(attempt);
   switch (attempt.end) {
     case AttemptEnd::kScored:

@@ -52,8 +52,10 @@ struct ShardAttempt {
   std::string step;
   std::string device;       // the device it was given ("0", "cpu")
   std::string device_uuid;  // the board, when the device has one
-  std::string started;      // UTC, ISO 8601
+  std::string submitted;    // UTC, ISO 8601 (UtcNow): when the executor was given it
+  std::string started;      // when it started (Slurm: the task's StartTime, to the second)
   std::string ended;
+  std::string collected;    // when the scheduler saw its end (and verified its folder)
   double seconds = 0;       // wall time of the attempt
   AttemptEnd end = AttemptEnd::kScored;
   std::string why;          // a fault's cause, or why it was cancelled
@@ -158,6 +160,9 @@ class PlainProgress : public ShardProgress {
   std::ostream& out_;
   std::string last_;
 };
+
+// Now in UTC, as ISO 8601 to the millisecond ("2026-12-02T21:30:00.125Z").
+std::string UtcNow();
 
 // "3 done, 2 running, 0 failed, 5 queued, about 4 min left"
 std::string ShardCountsText(const ShardCounts& counts);

@@ -126,7 +126,7 @@ Status SlurmExecutor::Start(const Shard& shard, int attempt) {
   task.attempt.attempt = attempt;
   task.attempt.executor = "slurm";
   task.attempt.folder = command->folder;
-  task.attempt.started = UtcNow();
+  task.attempt.submitted = UtcNow();
   tasks_.push_back(std::move(task));
   return Status::Ok();
 }

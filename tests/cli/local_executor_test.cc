@@ -54,7 +54,11 @@ TEST(LocalExecutorTest, OneShardAtATimeOnEachDeviceWhichItSees) {
     EXPECT_EQ(attempt.executor, "local");
     EXPECT_FALSE(attempt.host.empty());
     EXPECT_GT(attempt.seconds, 0.25);
-    EXPECT_EQ(attempt.started.size(), 20u) << attempt.started;
+    EXPECT_EQ(attempt.started.size(), 24u) << attempt.started;  // UTC to the millisecond
+    EXPECT_EQ(attempt.submitted, attempt.started);
+    // The scheduler's mark of when it saw the end: the overhead scripts/bench-shards reports.
+    EXPECT_EQ(attempt.collected.size(), 24u) << attempt.collected;
+    EXPECT_GE(attempt.collected, attempt.ended);
     const std::string out = *ReadFile(dir / (id + ".1.out"));
     const std::string seen = out.substr(0, out.find('\n'));
     EXPECT_EQ(seen, attempt.device);
