@@ -12,6 +12,7 @@
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
+#include <functional>
 #include <set>
 #include <thread>
 
@@ -181,16 +182,57 @@ TEST(ShardedRunTest, ALocalRunIsCollectedVerifiedAndAudited) {
   EXPECT_EQ(seeds.size(), 4u) << "two shards drew from one seed";
   EXPECT_EQ(json["report"]["records"]["a"]["runs"].size(), 2u);
 
-  // Changed after the run: a claimed time (the manifest then fails), or a shard's seed.
-  const std::string copy = space.dir() / "copy";
-  std::filesystem::copy(out, copy, std::filesystem::copy_options::recursive);
-  Json changed = RunJson(copy);
-  changed["report"]["records"]["a"]["ranked_ms"] = 0.001;
-  ASSERT_TRUE(WriteFileAtomic(copy + "/run.json", changed.dump(2)).ok());
-  BinaryRun audit = RunRatchet({"audit", copy, "--rules", space.rules()});
-  EXPECT_EQ(audit.exit_code, 1) << audit.out;
-  EXPECT_TRUE(Contains(audit.out, "MANIFEST.json")) << audit.out;
-  EXPECT_TRUE(Contains(audit.out, "report.records.a.ranked_ms")) << audit.out;
+  // Changed after the run, each in a copy of its own, resealed (MANIFEST.json written again over
+  // what changed) or not: the audit names what no longer holds.
+  struct Tamper {
+    std::string name;
+    std::function<void(const std::string& dir, Json& run)> change;
+    bool reseal;
+    std::string named;  // in the audit's output
+  };
+  const std::string first_id = json["shards"][0]["id"];
+  const std::vector<Tamper> tampers = {
+      {"a claimed time", [](const std::string&, Json& run) {
+         run["report"]["records"]["a"]["ranked_ms"] = 0.001;
+       }, false, "MANIFEST.json"},
+      {"a claimed time, resealed", [](const std::string&, Json& run) {
+         run["report"]["records"]["a"]["ranked_ms"] = 0.001;
+       }, true, "report.records.a.ranked_ms"},
+      {"another run seed, resealed", [](const std::string&, Json& run) {
+         const std::string seed(64, 'a');
+         run["seed"] = seed;
+         run["seed_commit"] = Sha256Hex(*HexDecode(seed, "seed"));
+       }, true, "not the seed the run seed derives for this shard"},
+      {"a shard removed", [first_id](const std::string& dir, Json&) {
+         std::filesystem::remove_all(dir + "/shards/" + first_id);
+       }, true, "shards/" + first_id.substr(0, 12)},
+      {"a folder added", [first_id](const std::string& dir, Json&) {
+         std::filesystem::copy(dir + "/shards/" + first_id, dir + "/shards/" + std::string(64, 'b'),
+                               std::filesystem::copy_options::recursive);
+       }, true, "a folder run.json does not list as a shard"},
+      {"a shard's run changed, resealed", [](const std::string&, Json& run) {
+         run["shards"][0]["run"] = 7;
+       }, true, "not the hash of the shard's work"},
+      {"not collected", [](const std::string&, Json& run) { run["state"] = "interrupted"; },
+       true, "the run is interrupted, not complete"},
+  };
+  for (size_t i = 0; i < tampers.size(); ++i) {
+    const Tamper& tamper = tampers[i];
+    const std::string copy = space.dir() / ("copy-" + std::to_string(i));
+    std::filesystem::copy(out, copy, std::filesystem::copy_options::recursive);
+    Json changed = RunJson(copy);
+    tamper.change(copy, changed);
+    ASSERT_TRUE(WriteFileAtomic(copy + "/run.json", changed.dump(2)).ok());
+    if (tamper.reseal) {
+      Json manifest = Json::parse(*ReadFile(copy + "/MANIFEST.json"));
+      manifest["files"]["run.json"] = *Sha256File(copy + "/run.json");
+      ASSERT_TRUE(WriteFileAtomic(copy + "/MANIFEST.json", manifest.dump(2)).ok());
+    }
+    BinaryRun audit = RunRatchet({"audit", copy, "--rules", space.rules()});
+    EXPECT_EQ(audit.exit_code, 1) << tamper.name << "\n" << audit.out << audit.err;
+    EXPECT_TRUE(Contains(audit.out, tamper.named)) << tamper.name << "\n" << audit.out;
+    std::filesystem::remove_all(copy);
+  }
 }
 
 // SIGINT stops the run at once and keeps the shards scored; a shard corrupted meanwhile is
