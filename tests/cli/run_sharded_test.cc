@@ -23,6 +23,7 @@
 #include "support/checkout.h"
 #include "support/fast_rules.h"
 #include "support/run_binary.h"
+#include "support/slurm_cluster.h"
 #include "support/temp_dir.h"
 
 namespace ratchet {
@@ -277,45 +278,12 @@ TEST(ShardedRunTest, AnInterruptedLocalRunResumesAndScoresACorruptedShardAgain) 
   EXPECT_TRUE(Contains(again.err, "nothing to resume")) << again.err;
 }
 
-class SlurmRunTest : public ::testing::Test {
+class SlurmRunTest : public SlurmClusterTest {
  protected:
-  static void SetUpTestSuite() {
-    if (geteuid() != 0) {
-      skip_ = "the test cluster runs as root";
-      return;
-    }
-    if (FindAllOnPath("sbatch").empty()) {
-      skip_ = "no Slurm here: scripts/setup installs slurmctld, slurmd and munge";
-      return;
-    }
-    cluster_ = new TempDir;
-    Result<ProcessResult> started =
-        RunProcess({SourceDir() + "/scripts/slurm-test-cluster", "start", cluster_->path()}, 90);
-    if (!started.ok() || started->exit_code != 0) {
-      failure_ = started.ok() ? started->err : started.status().message();
-      return;
-    }
-    const std::string lead = "export SLURM_CONF=";
-    const size_t at = started->out.find(lead);
-    if (at == std::string::npos) {
-      failure_ = "no SLURM_CONF in: " + started->out;
-      return;
-    }
-    const std::string conf =
-        started->out.substr(at + lead.size(), started->out.find('\n', at) - at - lead.size());
-    setenv("SLURM_CONF", conf.c_str(), 1);
-  }
-  static void TearDownTestSuite() {
-    if (cluster_ != nullptr) {
-      (void)RunProcess({SourceDir() + "/scripts/slurm-test-cluster", "stop", cluster_->path()}, 60);
-      delete cluster_;
-      cluster_ = nullptr;
-    }
-  }
   void SetUp() override {
-    if (!skip_.empty()) GTEST_SKIP() << skip_;
+    SlurmClusterTest::SetUp();
+    if (IsSkipped() || HasFatalFailure()) return;
     if (!HavePython()) GTEST_SKIP() << "no python3 that imports torch";
-    ASSERT_TRUE(failure_.empty()) << "the test cluster did not start: " << failure_;
   }
   // The Slurm options of a run whose folders are under the test's.
   std::vector<std::string> Slurm(const Workspace& space) {
@@ -333,10 +301,6 @@ class SlurmRunTest : public ::testing::Test {
     for (std::string task; lines >> task;) tasks.push_back(task);
     return tasks;
   }
-  static std::string cluster() { return cluster_->path(); }
-
-  static inline TempDir* cluster_ = nullptr;
-  static inline std::string skip_, failure_;
 };
 
 // The bundled baseline: the same outcomes and exit code through Slurm, two shards at once, as
@@ -405,10 +369,8 @@ TEST_F(SlurmRunTest, ACancelledTaskAndAKilledSlurmdEndInACompleteRun) {
   }
   ASSERT_FALSE(cancelled.empty()) << "no task was seen running";
   // A node that goes away and comes back.
-  Result<ProcessResult> restarted =
-      RunProcess({SourceDir() + "/scripts/slurm-test-cluster", "restart-slurmd", cluster()}, 90);
-  ASSERT_TRUE(restarted.ok() && restarted->exit_code == 0)
-      << (restarted.ok() ? restarted->err : restarted.status().message());
+  std::string error;
+  ASSERT_TRUE(RestartSlurmd(&error)) << error;
   BinaryRun run = FinishRatchet(started);
   ASSERT_EQ(run.exit_code, 0) << run.out << run.err;
   ExpectCompleteAndStanding(out, space.rules());

@@ -17,6 +17,7 @@
 #include "core/file.h"
 #include "core/subprocess.h"
 #include "support/checkout.h"
+#include "support/slurm_cluster.h"
 #include "support/temp_dir.h"
 
 namespace ratchet {
@@ -28,46 +29,8 @@ Shard MakeShard(const std::string& record, int run) {
 
 Status Verified(const Shard&, const ShardAttempt&) { return Status::Ok(); }
 
-class SlurmExecutorTest : public ::testing::Test {
+class SlurmExecutorTest : public SlurmClusterTest {
  protected:
-  static void SetUpTestSuite() {
-    if (geteuid() != 0) {
-      skip_ = "the test cluster runs as root";
-      return;
-    }
-    if (FindAllOnPath("sbatch").empty() && !PathExists("/usr/bin/sbatch")) {
-      skip_ = "no Slurm here: scripts/setup installs slurmctld, slurmd and munge";
-      return;
-    }
-    cluster_ = new TempDir;
-    Result<ProcessResult> started =
-        RunProcess({SourceDir() + "/scripts/slurm-test-cluster", "start", cluster_->path()}, 90);
-    if (!started.ok() || started->exit_code != 0) {
-      failure_ = started.ok() ? started->err : started.status().message();
-      return;
-    }
-    const std::string lead = "export SLURM_CONF=";
-    const size_t at = started->out.find(lead);
-    if (at == std::string::npos) {
-      failure_ = "no SLURM_CONF in: " + started->out;
-      return;
-    }
-    const std::string conf =
-        started->out.substr(at + lead.size(), started->out.find('\n', at) - at - lead.size());
-    setenv("SLURM_CONF", conf.c_str(), 1);
-  }
-  static void TearDownTestSuite() {
-    if (cluster_ != nullptr) {
-      (void)RunProcess({SourceDir() + "/scripts/slurm-test-cluster", "stop", cluster_->path()}, 60);
-      delete cluster_;
-      cluster_ = nullptr;
-    }
-  }
-  void SetUp() override {
-    if (!skip_.empty()) GTEST_SKIP() << skip_;
-    ASSERT_TRUE(failure_.empty()) << "the test cluster did not start: " << failure_;
-  }
-
   // Each attempt runs `script` with bash; it sees SHARD, ATTEMPT and DIR, and its output goes to
   // <DIR>/<shard>.<attempt>.out.
   SlurmExecutor Executor(const std::string& script, size_t capacity = 8) {
@@ -88,13 +51,7 @@ class SlurmExecutorTest : public ::testing::Test {
   }
 
   TempDir dir_;
-  static TempDir* cluster_;
-  static std::string skip_, failure_;
 };
-
-TempDir* SlurmExecutorTest::cluster_ = nullptr;
-std::string SlurmExecutorTest::skip_;
-std::string SlurmExecutorTest::failure_;
 
 // Four shards in one job array, two at once on the two cores; a scorer's exit 1 (disqualified) is
 // an outcome, scored once; each attempt keeps its task's id and node.
@@ -153,9 +110,8 @@ TEST_F(SlurmExecutorTest, AKilledSlurmdRestartedLeavesACompleteRun) {
   std::thread restart([&] {
     for (int i = 0; i < 300 && !PathExists(dir_ / "started.a-1"); ++i)
       std::this_thread::sleep_for(std::chrono::milliseconds(100));
-    Result<ProcessResult> run = RunProcess(
-        {SourceDir() + "/scripts/slurm-test-cluster", "restart-slurmd", cluster_->path()}, 60);
-    restarted = run.ok() && run->exit_code == 0;
+    std::string error;
+    restarted = RestartSlurmd(&error);
   });
   EXPECT_EQ(scheduler.Run(nullptr, nullptr), ShardScheduler::End::kDone);
   restart.join();
