@@ -3,10 +3,12 @@
 #include <sys/stat.h>
 
 #include <algorithm>
+#include <set>
 
 #include "core/file.h"
 #include "core/sha256.h"
 #include "evidence/layout.h"
+#include "rules/judge.h"
 
 namespace ratchet {
 
@@ -128,6 +130,36 @@ Json ShardReportJson(const Shard& shard, const std::string& run_seed_commit) {
   Json json = ShardJson(shard);
   json["run_seed_commit"] = run_seed_commit;
   return json;
+}
+
+// A record's scoring made of the entries of its shards (each one run), in run order: the
+// outcome every run gives, the median of their times, the energy figure its measured run gave.
+ReportEntry CombineShardEntries(std::vector<ReportEntry> entries) {
+  std::sort(entries.begin(), entries.end(),
+            [](const ReportEntry& a, const ReportEntry& b) { return a.runs[0].run < b.runs[0].run; });
+  ReportEntry combined = entries.front();
+  combined.runs.clear();
+  combined.qualified = true;
+  std::set<std::string> broken, flags;
+  std::vector<double> ranked, energy;
+  int64_t measured = 0;
+  for (const ReportEntry& entry : entries) {
+    combined.qualified = combined.qualified && entry.qualified;
+    broken.insert(entry.broken.begin(), entry.broken.end());
+    flags.insert(entry.review_flags.begin(), entry.review_flags.end());
+    if (entry.ranked_ms) ranked.push_back(*entry.ranked_ms);
+    if (entry.energy_mj) energy.push_back(*entry.energy_mj);
+    measured += entry.energy_runs_measured;
+    combined.runs.push_back(entry.runs[0]);
+  }
+  combined.broken.assign(broken.begin(), broken.end());
+  combined.review_flags.assign(flags.begin(), flags.end());
+  combined.ranked_ms.reset();
+  if (combined.qualified && !ranked.empty()) combined.ranked_ms = Median(ranked);
+  combined.energy_mj.reset();
+  if (combined.qualified && !energy.empty()) combined.energy_mj = Median(energy);
+  combined.energy_runs_measured = measured;
+  return combined;
 }
 
 Json ShardedRunJson(const ShardedRun& run) {

@@ -20,6 +20,7 @@
 #include "cli/shards.h"
 #include "core/canonical_json.h"
 #include "core/status.h"
+#include "evidence/report_file.h"
 #include "session/request.h"
 
 namespace ratchet {
@@ -49,6 +50,11 @@ Result<std::string> ShardSeed(const std::string& run_seed_hex, const std::string
 
 // The shard's part of report.json's "shard" member: what it is part of.
 Json ShardReportJson(const Shard& shard, const std::string& run_seed_commit);
+
+// A record's scoring made of the report entries of its shards (one run each, in any order): the
+// runs in order, the outcome every run gives, the median of their times and of their energy
+// figures. What collect writes into run.json and the audit expects there.
+ReportEntry CombineShardEntries(std::vector<ReportEntry> entries);
 
 struct ShardedRunShard {
   Shard shard;

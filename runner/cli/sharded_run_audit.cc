@@ -13,7 +13,9 @@
 #include "contract/contract_view.h"
 #include "core/file.h"
 #include "data/locate.h"
+#include "evidence/fields.h"
 #include "evidence/layout.h"
+#include "evidence/report_file.h"
 #include "rules/judge.h"
 
 namespace ratchet {
@@ -56,7 +58,9 @@ void CompareScoring(const Json& claimed, const AuditedScoring& derived, const st
     return;
   }
   const Json outcome = claimed.value("outcome", Json());
-  const std::string status = outcome.is_object() ? outcome.value("status", "") : "";
+  const std::string status = outcome.is_object() && outcome.value("status", Json()).is_string()
+                                 ? outcome["status"].get<std::string>()
+                                 : "";
   if (status != (derived.qualified ? "qualified" : "disqualified")) {
     result->Breaks(where + ".outcome.status", "\"" + status + "\" where the shards' runs give " +
                                                   (derived.qualified ? "qualified" : "disqualified"));
@@ -75,7 +79,8 @@ void CompareScoring(const Json& claimed, const AuditedScoring& derived, const st
   if (!SameFigure(ranked, derived.ranked_ms)) {
     result->Breaks(where + ".ranked_ms", "not the median of the shards' ranked times");
   }
-  if (claimed.value("sha256", "") != derived.sha256) {
+  const Json sha256 = claimed.value("sha256", Json());
+  if (!sha256.is_string() || sha256.get<std::string>() != derived.sha256) {
     result->Breaks(where + ".sha256", "not the submission the shards scored");
   }
 }
@@ -149,6 +154,7 @@ Status AuditShardedRun(const std::string& dir, const EvidenceAuditOptions& given
 
   // By record: the shards' re-derived scorings, first and second.
   std::map<std::string, std::vector<AuditedScoring>> firsts, reruns;
+  std::map<std::string, std::vector<ReportEntry>> first_entries, rerun_entries;
   int audited = 0, derived_seeds = 0;
   for (size_t i = 0; i < run.shards.size(); ++i) {
     const ShardedRunShard& s = run.shards[i];
@@ -218,7 +224,25 @@ Status AuditShardedRun(const std::string& dir, const EvidenceAuditOptions& given
                      "scored a submission other than the shard's (sha256 " +
                          found->second.first.sha256 + ")");
     }
+    // The shard's report entry: its one run, the shard's.
+    FindingLines lines;
+    FieldReader reader(kReportFile, &lines);
+    std::optional<ReportEntry> entry;
+    if (report.ok() && report->is_object()) {
+      const Json* records = ReportRecordsObject(*report, reader);
+      if (records != nullptr && records->contains(s.shard.record)) {
+        std::optional<ReportRecord> record =
+            ReadReportRecord(records->at(s.shard.record), "records." + s.shard.record, reader);
+        if (record) entry = record->first;
+      }
+    }
+    if (!entry || entry->runs.size() != 1 || entry->runs[0].run != s.shard.run) {
+      result->Breaks(prefix + kReportFile, "does not hold run " + std::to_string(s.shard.run) +
+                                               " of record " + s.shard.record + " alone");
+      continue;
+    }
     (s.rerun ? reruns : firsts)[s.shard.record].push_back(found->second.first);
+    (s.rerun ? rerun_entries : first_entries)[s.shard.record].push_back(*entry);
   }
   result->Checked(std::to_string(audited) + " of " + std::to_string(run.shards.size()) +
                   " shards audited as evidence directories of their own");
@@ -241,6 +265,48 @@ Status AuditShardedRun(const std::string& dir, const EvidenceAuditOptions& given
     }
     AuditedRecord record{*first, std::nullopt};
     const Json claimed = records.is_object() ? records.value(id, Json()) : Json();
+    // A record's shards are its runs 1..N, and its second scoring's N+1..2N: none left out,
+    // none moved from one scoring to the other.
+    const size_t n = scorings.size();
+    std::vector<int64_t> numbers;
+    for (const ReportEntry& e : first_entries[id]) numbers.push_back(e.runs[0].run);
+    std::sort(numbers.begin(), numbers.end());
+    for (size_t k = 0; k < numbers.size(); ++k) {
+      if (numbers[k] != static_cast<int64_t>(k + 1)) {
+        result->Breaks(file + ": shards", "record " + id + "'s first scoring is not runs 1.." +
+                                              std::to_string(n) + " (a run is missing or moved)");
+        break;
+      }
+    }
+    if (rerun_entries.count(id)) {
+      std::vector<int64_t> again;
+      for (const ReportEntry& e : rerun_entries[id]) again.push_back(e.runs[0].run);
+      std::sort(again.begin(), again.end());
+      bool contiguous = again.size() == n;
+      for (size_t k = 0; contiguous && k < again.size(); ++k) {
+        contiguous = again[k] == static_cast<int64_t>(n + k + 1);
+      }
+      if (!contiguous) {
+        result->Breaks(file + ": shards", "record " + id + "'s second scoring is not runs " +
+                                              std::to_string(n + 1) + ".." +
+                                              std::to_string(2 * n));
+      }
+    }
+    // The claim, field for field, is the one its shards' entries make (runs, band, energy).
+    if (claimed.is_object()) {
+      Json expected = ReportEntryJson(CombineShardEntries(first_entries[id]));
+      Json mine = claimed;
+      mine.erase("rerun");
+      if (mine != expected) {
+        result->Breaks(file + ": report.records." + id,
+                       "not the entry its shards' reports make (runs, band, energy, flags)");
+      }
+      if (rerun_entries.count(id) && claimed.contains("rerun") &&
+          claimed["rerun"] != ReportEntryJson(CombineShardEntries(rerun_entries[id]))) {
+        result->Breaks(file + ": report.records." + id + ".rerun",
+                       "not the entry its second scoring's shards make");
+      }
+    }
     CompareScoring(claimed, *first, file + ": report.records." + id, result);
     if (reruns.count(id)) {
       record.rerun = Combine(reruns.at(id));
@@ -274,7 +340,7 @@ Status AuditShardedRun(const std::string& dir, const EvidenceAuditOptions& given
   }
   // The exit code the run's differences give.
   if (run.state == "complete") {
-    const Json part = run.report.value(kRatchetReportKey, Json());
+    const Json part = run.report.is_object() ? run.report.value(kRatchetReportKey, Json()) : Json();
     const bool no_errors = part.is_object() && part.value("errors", Json()).is_array() &&
                            part["errors"].empty();
     if (run.exit_code != (no_errors ? 0 : 1)) {

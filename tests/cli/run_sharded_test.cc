@@ -216,6 +216,24 @@ TEST(ShardedRunTest, ALocalRunIsCollectedVerifiedAndAudited) {
        }, true, "not the hash of the shard's work"},
       {"not collected", [](const std::string&, Json& run) { run["state"] = "interrupted"; },
        true, "the run is interrupted, not complete"},
+      {"the report removed, resealed", [](const std::string&, Json& run) {
+         run["report"] = nullptr;
+       }, true, "the run claims nothing"},
+      {"a record's slow run left out, resealed", [](const std::string& dir, Json& run) {
+         // Run 1 of record a dropped, folder and entry; the claim made again from run 2 alone.
+         Json kept = Json::array();
+         for (const Json& shard : run["shards"]) {
+           if (shard["record"] == "a" && shard["run"] == 1) {
+             std::filesystem::remove_all(dir + "/shards/" + shard["id"].get<std::string>());
+           } else {
+             kept.push_back(shard);
+           }
+         }
+         run["shards"] = kept;
+         Json& a = run["report"]["records"]["a"];
+         a["runs"].erase(0);
+         a["ranked_ms"] = a["runs"][0]["ranked_ms"];
+       }, true, "a run is missing or moved"},
   };
   for (size_t i = 0; i < tampers.size(); ++i) {
     const Tamper& tamper = tampers[i];
