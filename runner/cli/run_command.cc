@@ -73,7 +73,8 @@ const char kRunUsage[] =
     "A sharded run (docs/distributed.md): with --executor, each run of each record is a shard,\n"
     "scored by a scorer process of its own into DIR/shards/<id>, verified, and collected into\n"
     "DIR (run.json, MANIFEST.json); a shard whose scorer died, whose job failed or whose folder\n"
-    "fails verification is scored again, an outcome never is.\n"
+    "fails verification is scored again, an outcome never is. Its energy column is measured\n"
+    "after each record's run 1 (other shards' energy.json say it was skipped).\n"
     "  --executor local|slurm  local: on this host, one shard at a time on each GPU (or --jobs\n"
     "                   on a CPU lane); slurm: each shard a task of a Slurm job array\n"
     "  --devices all|LIST  local, GPU lanes: the GPUs by index (0,2; default: all of them)\n"
@@ -273,7 +274,8 @@ Result<std::optional<ShardedRunOptions>> ShardedOptionsFromArgs(const Args& args
     options.devices = *devices;
   }
   if (args.Has("jobs")) {
-    Result<int64_t> jobs = ParseCount("jobs", *args.Get("jobs"), 1, 64);
+    // A scorer holds one of the host's eight sandbox slots.
+    Result<int64_t> jobs = ParseCount("jobs", *args.Get("jobs"), 1, 8);
     if (!jobs.ok()) return jobs.status();
     options.jobs = static_cast<int>(*jobs);
   }

@@ -247,6 +247,9 @@ class RunJournal : public ShardProgress {
         case ShardScheduler::State::kFailed:
           s.state = "failed";
           break;
+        case ShardScheduler::State::kRunning:
+          s.state = "running";
+          break;
         default:
           s.state = "queued";
       }
@@ -270,6 +273,9 @@ struct RunState {
   bool gpu = false;
   std::string kind;
   Json contract;  // this machine's
+  // Attempts each shard had in earlier sessions (--resume): this session's are numbered after
+  // them, in run.json and in the logs' names.
+  std::map<std::string, size_t> earlier;
 };
 
 // Plans shard `run_index` of `record` into `state`: its id, its plan file (its seed, its folder).
@@ -334,11 +340,14 @@ std::unique_ptr<ShardExecutor> MakeExecutor(const RunState& state,
                                             const ShardedRunOptions& options, Status* error) {
   const std::string dir = state.dir;
   const std::string self = SelfExecutable();
-  ShardCommandMaker maker = [dir, self](const Shard& shard, int attempt,
-                                        const std::string&) -> Result<ShardCommand> {
+  const std::map<std::string, size_t>* earlier = &state.earlier;
+  ShardCommandMaker maker = [dir, self, earlier](const Shard& shard, int attempt,
+                                                 const std::string&) -> Result<ShardCommand> {
     ShardCommand command;
     command.argv = {self, "score-shard", ShardPlanPath(dir, shard.id)};
-    const std::string log = ShardLogPath(dir, shard.id, attempt);
+    auto before = earlier->find(shard.id);
+    const int number = attempt + (before == earlier->end() ? 0 : static_cast<int>(before->second));
+    const std::string log = ShardLogPath(dir, shard.id, number);
     command.stdout_path = log;
     command.stderr_path = log + ".err";
     command.folder = ShardFolder(dir, shard.id);
@@ -377,7 +386,15 @@ std::unique_ptr<ShardExecutor> MakeExecutor(const RunState& state,
 // Scores every shard not done, adds the second scorings the first call for, and collects.
 int Drive(RunState& state, const RunRequest& request, const ShardedRunOptions& options,
           CommandContext& context) {
-  auto fail = [&](const Status& status) { return ReportError(context.err, "run", status); };
+  // A run that stops on an error is failed, never left as running: --resume goes on with it.
+  auto fail = [&](const Status& status) {
+    if (state.run.state != "complete") {
+      state.run.state = "failed";
+      state.run.message = status.message();
+      (void)WriteShardedRun(state.dir, state.run);
+    }
+    return ReportError(context.err, "run", status);
+  };
   std::ostream& shown = request.json ? context.err : context.out;
   ShardedRun& run = state.run;
   std::vector<std::string> notes;
@@ -391,15 +408,25 @@ int Drive(RunState& state, const RunRequest& request, const ShardedRunOptions& o
                        shard, state.run, state.seed);
   };
   ShardScheduler scheduler(executor.get(), options.max_attempts, verify);
-  std::map<std::string, size_t> earlier;
+  std::map<std::string, size_t>& earlier = state.earlier;
   size_t kept = 0;
   for (ShardedRunShard& s : run.shards) {
     earlier[s.shard.id] = s.attempts.size();
     const std::string folder = ShardFolder(state.dir, s.shard.id);
-    if (s.state == "done" && VerifyShard(folder, s.shard, run, state.seed).ok()) {
+    const Status verified =
+        s.state == "done" ? VerifyShard(folder, s.shard, run, state.seed) : Status::Ok();
+    if (s.state == "done" && verified.ok()) {
       (void)scheduler.AddDone(s.shard, {});
       ++kept;
     } else {
+      if (s.state == "done") {
+        // Said in the provenance and on the terminal: a shard scored before is scored again.
+        const std::string why = "discarded at resume: its folder fails verification: " +
+                                verified.message();
+        if (!s.attempts.empty()) s.attempts.back().why = why;
+        shown << "shard " << s.shard.id.substr(0, 12) << " (" << s.shard.record << ", run "
+              << s.shard.run << ") is scored again: " << why << "\n";
+      }
       s.state = "queued";
       (void)scheduler.Add(s.shard);
     }
@@ -658,6 +685,10 @@ int RunSharded(RunRequest& request, const ShardedRunOptions& options, CommandCon
   state.seed = HexEncode(raw);
   state.run.seed_commit = Sha256Hex(raw);
 
+  // The executor's options are checked before the run's directory exists.
+  Status usable = Status::Ok();
+  if (!MakeExecutor(state, options, &usable)) return fail(usable);
+
   std::string dir = request.options.out.value_or(std::string(kDefaultEvidenceFolder) + "/run-" +
                                                  UtcStampNow() + "-" +
                                                  state.run.seed_commit.substr(0, 8));
@@ -714,11 +745,15 @@ int ResumeSharded(const std::string& dir_given, const std::optional<ShardedRunOp
   Result<ShardedRun> run = ReadShardedRun(dir);
   if (!run.ok()) return fail(run.status());
   state.run = *run;
-  if (state.run.state == "complete") {
+  const bool manifest_missing =
+      state.run.state == "complete" && !PathExists(dir + "/" + kShardedRunManifestFile);
+  if (state.run.state == "complete" && !manifest_missing) {
     close(*lock);
     return fail(Status::Usage(dir + " is complete: there is nothing to resume"));
   }
-  Result<std::string> seed_text = ReadFile(RunSeedPath(dir), 256);
+  // A run collected whose MANIFEST.json could not be written has revealed its seed already.
+  Result<std::string> seed_text = manifest_missing ? Result<std::string>(state.run.seed + "\n")
+                                                   : ReadFile(RunSeedPath(dir), 256);
   if (!seed_text.ok()) return fail(seed_text.status());
   Result<std::string> seed = ParseSeedFile(*seed_text, RunSeedPath(dir));
   if (!seed.ok()) return fail(seed.status());

@@ -1,6 +1,10 @@
 // `ratchet score-shard PLAN`: scores one shard of a sharded run (one run of one record) into its
 // own evidence directory, as the plan says. What the executors of `ratchet run --executor` start
 // on this host or on a Slurm node; not a command a person types.
+#include <signal.h>
+#include <sys/prctl.h>
+#include <unistd.h>
+
 #include <memory>
 #include <string>
 
@@ -33,6 +37,11 @@ int ScoreShard(CommandContext& context) {
   if (args->positional().size() != 1) {
     return fail(Status::Usage("name the shard's plan: ratchet score-shard PLAN"));
   }
+  // Started by `ratchet run`'s local executor, in a process group of its own: should that run
+  // die without cancelling it (SIGKILL), the shard is interrupted instead of scoring on alone.
+  const pid_t parent = getppid();
+  prctl(PR_SET_PDEATHSIG, SIGTERM);
+  if (getppid() != parent) raise(SIGTERM);
   const std::string path = args->positional().front();
   Result<std::string> text = ReadFile(path, 1 << 20);
   if (!text.ok()) return fail(text.status());

@@ -251,8 +251,14 @@ std::string ShardLogPath(const std::string& run_dir, const std::string& id, int 
 }
 
 bool IsShardedRun(const std::string& dir) {
-  Result<std::string> text = ReadFile(dir + "/" + kShardedRunFile, 1 << 20);
-  return text.ok() && text->find(kShardedRunSchema) != std::string::npos;
+  Result<std::string> text = ReadFile(dir + "/" + kShardedRunFile, 64u << 20);
+  if (!text.ok()) return false;
+  try {
+    const Json json = Json::parse(*text);
+    return json.is_object() && json.value("schema", Json()) == kShardedRunSchema;
+  } catch (const std::exception&) {
+    return text->find(kShardedRunSchema) != std::string::npos;  // a damaged one: say what it is
+  }
 }
 
 Result<ShardedRun> ReadShardedRun(const std::string& dir) {
