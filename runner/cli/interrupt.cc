@@ -23,6 +23,7 @@ InterruptHold::InterruptHold() {
   sigemptyset(&held_);
   sigaddset(&held_, SIGINT);
   sigaddset(&held_, SIGTERM);
+  sigaddset(&held_, SIGHUP);
   pthread_sigmask(SIG_BLOCK, &held_, &previous_);
 }
 
@@ -34,10 +35,10 @@ InterruptHold::~InterruptHold() {
   pthread_sigmask(SIG_SETMASK, &previous_, nullptr);
 }
 
-bool InterruptHold::Interrupted() const {
-  sigset_t pending;
-  if (sigpending(&pending) != 0) return false;
-  return sigismember(&pending, SIGINT) == 1 || sigismember(&pending, SIGTERM) == 1;
+int InterruptHold::Count() const {
+  const timespec now = {0, 0};
+  while (sigtimedwait(&held_, nullptr, &now) > 0) ++count_;
+  return count_;
 }
 
 SignalForwarding::SignalForwarding(pid_t child) {

@@ -1,7 +1,7 @@
 // How the tool answers SIGINT and SIGTERM. While a command makes output that must be whole or
-// absent, it holds them (InterruptHold): they stay pending instead of ending the process midway,
-// and the command asks at safe points whether one came, removes what it had begun, and exits 130
-// (kExitInterrupted). While the scorer runs, it passes them on (SignalForwarding): the scorer
+// absent, it holds them and SIGHUP (InterruptHold): they stay pending instead of ending the
+// process midway, and the command asks at safe points whether one came, removes what it had
+// begun, and exits 130 (kExitInterrupted). While the scorer runs, it passes them on (SignalForwarding): the scorer
 // stops at its next step and finishes its own folder, and the tool exits as the scorer did.
 #ifndef RATCHET_CLI_INTERRUPT_H_
 #define RATCHET_CLI_INTERRUPT_H_
@@ -13,19 +13,24 @@ namespace ratchet {
 
 class InterruptHold {
  public:
-  // Blocks SIGINT and SIGTERM in the calling thread (and so in the threads it starts later).
+  // Blocks SIGINT, SIGTERM and SIGHUP in the calling thread (and so in the threads it starts
+  // later).
   InterruptHold();
   // Discards the held signals (the command has answered them by now) and restores the mask.
   ~InterruptHold();
   InterruptHold(const InterruptHold&) = delete;
   InterruptHold& operator=(const InterruptHold&) = delete;
 
-  // Whether SIGINT or SIGTERM has come since the hold began.
-  bool Interrupted() const;
+  // Whether SIGINT, SIGTERM or SIGHUP has come since the hold began.
+  bool Interrupted() const { return Count() > 0; }
+  // How many of them have come since the hold began (one pending signal of a kind counts once:
+  // each look takes the pending ones off and counts them, so a second Ctrl-C counts again).
+  int Count() const;
 
  private:
   sigset_t held_;
   sigset_t previous_;
+  mutable int count_ = 0;
 };
 
 // One at a time, in the tool's main thread.

@@ -91,7 +91,7 @@ Status LocalExecutor::Start(const Shard& shard, int attempt) {
   redirect(0, command->stdin_path, O_RDONLY);
   redirect(1, command->stdout_path, O_WRONLY | O_CREAT | O_TRUNC);
   redirect(2, command->stderr_path, O_WRONLY | O_CREAT | O_TRUNC);
-  // The shard's process is a process group of its own, with SIGINT and SIGTERM unblocked and at
+  // The shard's process is a process group of its own, with SIGINT, SIGTERM and SIGHUP unblocked and at
   // their defaults: a Ctrl-C on the terminal reaches ratchet alone, which cancels each shard
   // (CancelAll) and so knows a cancelled shard from one that failed.
   posix_spawnattr_t attributes;
@@ -101,6 +101,7 @@ Status LocalExecutor::Start(const Shard& shard, int attempt) {
   sigemptyset(&defaults);
   sigaddset(&defaults, SIGINT);
   sigaddset(&defaults, SIGTERM);
+  sigaddset(&defaults, SIGHUP);
   sigaddset(&defaults, SIGPIPE);
   posix_spawnattr_setsigmask(&attributes, &none);
   posix_spawnattr_setsigdefault(&attributes, &defaults);
@@ -157,6 +158,14 @@ void LocalExecutor::CancelAll() {
   for (Running& r : running_) {
     r.cancelled = true;
     kill(r.pid, SIGTERM);
+  }
+}
+
+void LocalExecutor::KillAll() {
+  // The shard's whole process group: score-shard and what it started that kept the group.
+  for (Running& r : running_) {
+    r.cancelled = true;
+    kill(-r.pid, SIGKILL);
   }
 }
 

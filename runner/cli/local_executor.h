@@ -46,6 +46,7 @@ class LocalExecutor : public ShardExecutor {
       std::chrono::milliseconds timeout) override;
   // SIGTERM to every shard's process: the scorer finishes its evidence as interrupted.
   void CancelAll() override;
+  void KillAll() override;
 
  private:
   struct Running {

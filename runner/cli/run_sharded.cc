@@ -443,7 +443,7 @@ int Drive(RunState& state, const RunRequest& request, const ShardedRunOptions& o
   RunJournal journal(state.dir, &run, earlier, display.get());
   journal.Attach(&scheduler);
   InterruptHold hold;
-  auto interrupted = [&hold] { return hold.Interrupted(); };
+  auto interrupted = [&hold] { return hold.Count(); };
 
   auto finish_as = [&](const std::string& as, const std::string& message) {
     run.state = as;
@@ -452,7 +452,7 @@ int Drive(RunState& state, const RunRequest& request, const ShardedRunOptions& o
   };
   for (bool second_pass = false;; second_pass = true) {
     const ShardScheduler::End end = scheduler.Run(interrupted, &journal);
-    if (end == ShardScheduler::End::kInterrupted || interrupted()) {
+    if (end == ShardScheduler::End::kInterrupted || interrupted() > 0) {
       finish_as("interrupted", "interrupted; ratchet run --resume goes on");
       context.err << "ratchet run: interrupted: " << state.dir
                   << " keeps every shard scored; `ratchet run --resume " << state.dir

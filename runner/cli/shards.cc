@@ -155,19 +155,33 @@ void ShardScheduler::Ended(const std::string& id, ShardAttempt attempt, ShardPro
   }
 }
 
-ShardScheduler::End ShardScheduler::Run(const std::function<bool()>& interrupted,
+ShardScheduler::End ShardScheduler::Run(const std::function<int()>& interrupts,
                                         ShardProgress* progress) {
   size_t running = 0;
   for (const auto& [id, entry] : entries_) running += entry.state == State::kRunning;
-  bool cancelling = false;
+  bool cancelling = false, killed = false;
+  std::chrono::steady_clock::time_point cancelled_at;
   auto report = [&] {
     if (progress) progress->Counts(Counts());
   };
   report();
   for (;;) {
-    if (!cancelling && interrupted && interrupted()) {
+    const int seen = interrupts ? interrupts() : 0;
+    if (!cancelling && seen > 0) {
       cancelling = true;
+      cancelled_at = std::chrono::steady_clock::now();
       if (running > 0) executor_->CancelAll();
+    }
+    if (cancelling && !killed && running > 0 &&
+        (seen > 1 || std::chrono::steady_clock::now() - cancelled_at >= cancel_grace_)) {
+      killed = true;
+      if (progress) {
+        progress->Line(seen > 1 ? "interrupted again: killing the running shards"
+                                : "the running shards did not stop within " +
+                                      std::to_string(cancel_grace_.count() / 1000) +
+                                      " s: killing them");
+      }
+      executor_->KillAll();
     }
     bool changed = false;
     if (!cancelling) {

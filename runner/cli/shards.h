@@ -76,8 +76,12 @@ class ShardExecutor {
   // `timeout`.
   virtual std::optional<std::pair<std::string, ShardAttempt>> Wait(
       std::chrono::milliseconds timeout) = 0;
-  // Stops every attempt still running (each is then reported by Wait, as kCancelled).
+  // Stops every attempt still running (each is then reported by Wait, as kCancelled): asks it
+  // to stop (SIGTERM, scancel), so that it may finish its folder as interrupted.
   virtual void CancelAll() = 0;
+  // Ends every attempt still running at once (SIGKILL), after CancelAll: for a second interrupt,
+  // or attempts that did not stop within the scheduler's grace.
+  virtual void KillAll() = 0;
 };
 
 // What the scheduler says as it goes: counts after every change, and a line for each fault.
@@ -117,9 +121,12 @@ class ShardScheduler {
   // A shard scored earlier (`ratchet run --resume`): kept as done, never scored again.
   Status AddDone(const Shard& shard, std::vector<ShardAttempt> attempts);
 
-  // Runs queued shards until none is queued or running, or until `interrupted()` is true: then
-  // every running attempt is cancelled and waited for. Shards may be added between calls.
-  End Run(const std::function<bool()>& interrupted, ShardProgress* progress);
+  // Runs queued shards until none is queued or running, or until `interrupts()` (how many
+  // interrupting signals have come) is above 0: then every running attempt is cancelled and
+  // waited for; those still running at a second interrupt, or `cancel_grace` after the first,
+  // are killed (KillAll). Shards may be added between calls.
+  End Run(const std::function<int()>& interrupts, ShardProgress* progress);
+  void set_cancel_grace(std::chrono::milliseconds grace) { cancel_grace_ = grace; }
 
   const std::map<std::string, Entry>& entries() const { return entries_; }
   ShardCounts Counts() const;
@@ -134,6 +141,7 @@ class ShardScheduler {
   std::vector<std::string> order_;  // the order shards were added: the order they start
   double scored_seconds_ = 0;
   int scored_attempts_ = 0;
+  std::chrono::milliseconds cancel_grace_{30000};
 };
 
 // Progress on a terminal: one line, rewritten in place; Finish ends it.

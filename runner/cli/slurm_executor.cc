@@ -277,6 +277,19 @@ void SlurmExecutor::Look() {
   }
 }
 
+void SlurmExecutor::KillAll() {
+  // scancel alone ends a task with SIGTERM, then SIGKILL after the cluster's KillWait; this sends
+  // SIGKILL now, to the batch script too (--full).
+  std::set<std::string> arrays;
+  for (Task& task : tasks_) {
+    task.cancelled = true;
+    if (!task.job.empty()) arrays.insert(task.job.substr(0, task.job.find('_')));
+  }
+  for (const std::string& array : arrays) {
+    (void)RunProcess({"scancel", "--signal=KILL", "--full", array}, kSlurmCommandTimeoutS);
+  }
+}
+
 std::optional<std::pair<std::string, ShardAttempt>> SlurmExecutor::Wait(
     std::chrono::milliseconds timeout) {
   const auto until = std::chrono::steady_clock::now() + timeout;

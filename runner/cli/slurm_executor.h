@@ -47,6 +47,7 @@ class SlurmExecutor : public ShardExecutor {
   // scancel of every job array with a task not ended; each such task is then reported as
   // cancelled.
   void CancelAll() override;
+  void KillAll() override;
 
  private:
   struct Task {

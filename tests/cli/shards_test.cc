@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <deque>
+#include <functional>
 #include <set>
 #include <sstream>
 
@@ -30,6 +31,8 @@ class FakeExecutor : public ShardExecutor {
   std::optional<std::pair<std::string, ShardAttempt>> Wait(std::chrono::milliseconds) override {
     ++waits;
     if (running_.empty()) return std::nullopt;
+    // SIGTERM is not enough (for 50 waits: a scheduler that never kills fails, not hangs).
+    if (stubborn && cancelled_ && kills == 0 && ++stubborn_waits_ < 50) return std::nullopt;
     auto [shard, n] = running_.front();
     running_.pop_front();
     ShardAttempt attempt;
@@ -51,6 +54,10 @@ class FakeExecutor : public ShardExecutor {
     ++cancels;
     cancelled_ = true;
   }
+  void KillAll() override {
+    ++kills;
+    if (on_kill) on_kill();
+  }
 
   std::vector<std::string> starts;  // "record/run#attempt"
   std::set<std::string> faults;     // attempts that end as faults
@@ -58,11 +65,15 @@ class FakeExecutor : public ShardExecutor {
   size_t most_at_once = 0;
   int waits = 0;
   int cancels = 0;
+  int kills = 0;
+  bool stubborn = false;  // a cancelled attempt ends only when killed
+  std::function<void()> on_kill;
 
  private:
   size_t capacity_;
   std::deque<std::pair<Shard, int>> running_;
   bool cancelled_ = false;
+  int stubborn_waits_ = 0;
 };
 
 Shard MakeShard(const std::string& record, int run) {
@@ -191,6 +202,54 @@ TEST(ShardSchedulerTest, AnInterruptCancelsWhatRunsAndStartsNothingMore) {
   }
   EXPECT_GE(cancelled, 1);  // those running when it came
   EXPECT_EQ(executor.starts.size(), static_cast<size_t>(counts.done + cancelled));
+}
+
+// An attempt that does not stop when cancelled is killed: at a second interrupt, not before; or
+// once the grace after the first has passed.
+TEST(ShardSchedulerTest, AShardThatDoesNotStopIsKilledAtASecondInterruptOrAfterTheGrace) {
+  {
+    FakeExecutor executor(2);
+    executor.stubborn = true;
+    ShardScheduler scheduler(&executor, 3, Verified);
+    scheduler.set_cancel_grace(std::chrono::hours(1));
+    for (int run = 1; run <= 4; ++run) ASSERT_TRUE(scheduler.Add(MakeShard("a", run)).ok());
+    int polls = 0, killed_at = 0;
+    executor.on_kill = [&] { killed_at = polls; };
+    Recorder progress;
+    // Polls 1-2 see nothing, 3-9 one interrupt (the attempts keep running), 10 on a second.
+    EXPECT_EQ(scheduler.Run([&] { return ++polls <= 2 ? 0 : polls < 10 ? 1 : 2; }, &progress),
+              ShardScheduler::End::kInterrupted);
+    EXPECT_EQ(executor.cancels, 1);
+    EXPECT_EQ(executor.kills, 1);
+    EXPECT_EQ(killed_at, 10);
+    EXPECT_EQ(scheduler.Counts().running, 0);
+    EXPECT_NE(std::find(progress.lines.begin(), progress.lines.end(),
+                        "interrupted again: killing the running shards"),
+              progress.lines.end());
+  }
+  {
+    FakeExecutor executor(2);
+    executor.stubborn = true;
+    ShardScheduler scheduler(&executor, 3, Verified);
+    scheduler.set_cancel_grace(std::chrono::milliseconds(0));
+    for (int run = 1; run <= 4; ++run) ASSERT_TRUE(scheduler.Add(MakeShard("a", run)).ok());
+    int polls = 0;
+    EXPECT_EQ(scheduler.Run([&] { return ++polls <= 2 ? 0 : 1; }, nullptr),
+              ShardScheduler::End::kInterrupted);
+    EXPECT_EQ(executor.kills, 1);
+    EXPECT_EQ(scheduler.Counts().running, 0);
+  }
+  {
+    // Attempts that stop when cancelled are never killed.
+    FakeExecutor executor(2);
+    ShardScheduler scheduler(&executor, 3, Verified);
+    scheduler.set_cancel_grace(std::chrono::hours(1));
+    for (int run = 1; run <= 4; ++run) ASSERT_TRUE(scheduler.Add(MakeShard("a", run)).ok());
+    int polls = 0;
+    EXPECT_EQ(scheduler.Run([&] { return ++polls <= 2 ? 0 : 1; }, nullptr),
+              ShardScheduler::End::kInterrupted);
+    EXPECT_EQ(executor.kills, 0);
+  }
 }
 
 // `ratchet run --resume`: what was scored is kept and never started again.
