@@ -256,6 +256,11 @@ RatchetResult RatchetErrors(const Baseline& baseline, const RatchetInputs& input
                              OutcomeText(scored.outcome) + " as reviewed");
     }
     if (!result.timings_compared || !scored.ranked_ms) continue;
+    if (inputs.untimed.count(id)) {
+      result.notes.push_back(id + ": its runs were scored on more than one lane: its time " +
+                             Ms(*scored.ranked_ms) + " was not compared");
+      continue;
+    }
     auto timing = record.timing.find(lane);
     if (timing == record.timing.end()) {
       result.notes.push_back(id + ": no reviewed time on lane " + lane + "; scored " +

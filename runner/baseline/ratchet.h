@@ -6,6 +6,7 @@
 
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -19,6 +20,9 @@ struct RatchetError {
   std::string code;    // "contract-changed", "outcome-changed", ...
   std::string record;  // empty for the run as a whole
   std::string message;
+  bool operator==(const RatchetError& other) const {
+    return code == other.code && record == other.record && message == other.message;
+  }
 };
 
 // What the run did with one record of the baseline.
@@ -81,6 +85,9 @@ struct RatchetInputs {
   // or absent when unknown). A lane is a kind of board, not one board: a time outside its
   // tolerance names both boards when they differ.
   std::map<std::string, std::string> reviewed_boards;
+  // Records whose runs were scored on more than one lane (the shards of a sharded run): their
+  // outcomes are compared, their times are not.
+  std::set<std::string> untimed;
 };
 
 struct RatchetResult {

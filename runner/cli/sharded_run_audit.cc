@@ -170,6 +170,22 @@ Status AuditShardedRun(const std::string& dir, const EvidenceAuditOptions& given
       result->Breaks(where + ".state", "\"" + s.state + "\": the shard was not scored");
       continue;
     }
+    // A shard scored more than once: the last scoring is the one collected; the reader sees the
+    // others, and why they were set aside (a folder that failed verification, or at a resume).
+    std::string set_aside;
+    int scored = 0;
+    for (const ShardAttempt& attempt : s.attempts) {
+      if (attempt.end != AttemptEnd::kScored) continue;
+      ++scored;
+      if (&attempt != &s.attempts.back()) {
+        set_aside += "; attempt " + std::to_string(attempt.attempt) + ": " +
+                     (attempt.why.empty() ? "no reason given" : attempt.why);
+      }
+    }
+    if (scored > 1) {
+      result->Note(where + ".attempts", "the shard was scored " + std::to_string(scored) +
+                                            " times and its last attempt collected" + set_aside);
+    }
     const std::string folder = ShardFolder(dir, s.shard.id);
     AuditResult shard;
     shard.path = folder;

@@ -291,6 +291,12 @@ TEST(ShardedRunTest, AnInterruptedLocalRunResumesAndScoresACorruptedShardAgain) 
     EXPECT_EQ(shard["attempts"][0]["end"], "scored");
     EXPECT_EQ(shard["attempts"][1]["end"], "scored");
   }
+  // The audit lets it stand, and says the shard was scored twice and why.
+  BinaryRun audited = RunRatchet({"audit", out, "--rules", space.rules()});
+  EXPECT_EQ(audited.exit_code, 0) << audited.out << audited.err;
+  EXPECT_TRUE(Contains(audited.out, "the shard was scored 2 times and its last attempt collected; "
+                                    "attempt 1: discarded at resume"))
+      << audited.out;
   BinaryRun again = RunRatchet({"run", "--resume", out});
   EXPECT_EQ(again.exit_code, 2);
   EXPECT_TRUE(Contains(again.err, "nothing to resume")) << again.err;
