@@ -14,6 +14,7 @@
 #include "evidence/layout.h"
 #include "evidence/reader.h"
 #include "evidence/report_file.h"
+#include "evidence/signature.h"
 #include "rules/judge.h"
 #include "rules/pyformat.h"
 #include "rules/rule_set.h"
@@ -221,6 +222,22 @@ Result<std::optional<EntryClaim>> AuditEntry(EvidenceContext& context, const std
 
 }  // namespace
 
+void AuditSignature(const std::string& dir, const std::string& manifest_file,
+                    AuditResult* result) {
+  const SignatureCheck check = CheckSignature(dir, manifest_file);
+  if (!check.present) {
+    result->Note(kSignatureFile, "unsigned: no signature binds " + manifest_file +
+                                     ", so a consistent rewrite of every file and the manifest "
+                                     "would not be seen (sign with --sign KEY)");
+  } else if (!check.valid) {
+    result->Breaks(kSignatureFile, check.problem);
+  } else {
+    result->signed_by = check.public_hex;
+    result->Checked("signed by key " + KeyId(check.public_hex) + " (public key " +
+                    check.public_hex + "): SIGNATURE.json verifies against " + manifest_file);
+  }
+}
+
 Status AuditEvidence(const std::string& dir, const EvidenceAuditOptions& options,
                      AuditResult* result) {
   Result<EvidenceSummary> summary = ReadEvidence(dir);
@@ -284,6 +301,8 @@ Status AuditEvidence(const std::string& dir, const EvidenceAuditOptions& options
                     Plural(static_cast<int>(summary->manifest.size()), "file", "files") +
                     ", each with its size and sha256, none missing or extra)");
   }
+
+  if (options.signature) AuditSignature(dir, kManifestFile, result);
 
   EvidenceContext context;
   context.dir = dir;

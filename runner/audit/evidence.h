@@ -30,7 +30,16 @@ struct EvidenceAuditOptions {
   // The number of the first run each record's report entry lists: 1, or, for a shard of a
   // sharded run (one run of one record), the shard's run.
   int first_run = 1;
+  // Whether SIGNATURE.json is looked for (AuditSignature): not in a shard of a sharded run, which
+  // the run's own signature covers.
+  bool signature = true;
 };
+
+// SIGNATURE.json of `dir` against its `manifest_file`: one that verifies is checked and names its
+// key (result->signed_by), one that does not is a finding, none is a note saying the evidence is
+// unsigned (no check can then tell a consistent rewrite: docs/audit.md).
+void AuditSignature(const std::string& dir, const std::string& manifest_file,
+                    AuditResult* result);
 
 // Errors: what is not an evidence directory (BadInput, as ReadEvidence says), a rule set given
 // other than the one the contract locks, or none given where no embedded one is it (Usage: it

@@ -58,6 +58,9 @@ struct AuditResult : public FieldFindings {
   // An evidence directory's records as re-derived from their runs, by id: those whose every run
   // could be re-judged (with the rest, the claim does not stand).
   std::map<std::string, AuditedRecord> records;
+  // The public key (64 hex digits) of a SIGNATURE.json that verifies against the manifest; ""
+  // when the evidence is unsigned or its signature does not verify (a finding).
+  std::string signed_by;
 
   void Breaks(std::string where, std::string message) override;
   void Note(std::string where, std::string message) override;

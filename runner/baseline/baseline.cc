@@ -403,6 +403,33 @@ Result<Baseline> ParseBaselineText(std::string_view text, const std::string& wha
       baseline.lanes[it.key()] = reviewed;
     }
   }
+  Result<const Json*> reviewers = top.Object("reviewers", false);
+  if (!reviewers.ok()) return reviewers.status();
+  if (*reviewers != nullptr) {
+    std::map<std::string, std::string> names_by_key;
+    for (auto it = (*reviewers)->begin(); it != (*reviewers)->end(); ++it) {
+      const std::string path = JoinPath("reviewers", it.key());
+      if (it.key().empty() || !it.value().is_object()) {
+        return Status::BadInput(what + ": field \"" + path +
+                                "\": must be an object {\"public_key\": HEX} under a reviewer's "
+                                "name");
+      }
+      Fields reviewer(it.value(), path, what);
+      Result<std::string> key = reviewer.String("public_key", true);
+      if (!key.ok()) return key.status();
+      if (!IsLowerHex64(*key)) {
+        return reviewer.Error("public_key",
+                              "must be an Ed25519 public key, 64 lowercase hex digits, as "
+                              "`ratchet key new` writes it in FILE.pub");
+      }
+      if (names_by_key.count(*key)) {
+        return reviewer.Error("public_key", "is " + names_by_key[*key] + "'s key too");
+      }
+      names_by_key[*key] = it.key();
+      RATCHET_RETURN_IF_ERROR(reviewer.Done());
+      baseline.reviewers[it.key()] = *key;
+    }
+  }
   Result<const Json*> records = top.Object("records", true);
   if (!records.ok()) return records.status();
   for (auto it = (*records)->begin(); it != (*records)->end(); ++it) {
@@ -447,8 +474,14 @@ Json BaselineJson(const Baseline& baseline) {
   }
   Json records = Json::object();
   for (const auto& [id, record] : baseline.records) records[id] = RecordJson(record);
-  return {
+  Json out = {
       {"schema", kBaselineSchema}, {"contract", contract}, {"lanes", lanes}, {"records", records}};
+  if (!baseline.reviewers.empty()) {
+    Json reviewers = Json::object();
+    for (const auto& [name, key] : baseline.reviewers) reviewers[name] = {{"public_key", key}};
+    out["reviewers"] = reviewers;
+  }
+  return out;
 }
 
 Result<std::string> BaselineText(const Baseline& baseline) {

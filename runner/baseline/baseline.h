@@ -78,6 +78,9 @@ struct Baseline {
   Json rule_set;  // the rule set's document that `locked.rules.sha256` names; null if not kept
   std::map<std::string, ReviewedLane> lanes;
   std::map<std::string, BaselineRecord> records;
+  // The reviewers' public keys (64 hex digits, `ratchet key new`) by name. When there are any,
+  // `ratchet promote` accepts only evidence signed by one of them.
+  std::map<std::string, std::string> reviewers;
 };
 
 // `what` names the file in messages.

@@ -27,6 +27,7 @@
 #include "evidence/layout.h"
 #include "evidence/manifest.h"
 #include "evidence/reader.h"
+#include "evidence/signature.h"
 #include "rules/rule_set.h"
 
 #if RATCHET_HAVE_LIBGIT2
@@ -362,6 +363,23 @@ int Run(CommandContext& context) {
   if (audit.verdict() != AuditVerdict::kStands) {
     return refuse(evidence_path + " does not stand under `ratchet audit` (" +
                   BreakingFindings(audit) + "): see `ratchet audit " + evidence_path + "`");
+  }
+  if (!baseline->reviewers.empty()) {
+    // A baseline that names its reviewers' keys takes only evidence one of them signed.
+    std::string signer;
+    for (const auto& [name, key] : baseline->reviewers) {
+      if (key == audit.signed_by) signer = name;
+    }
+    if (audit.signed_by.empty()) {
+      return refuse(evidence_path + " is not signed, and " + baseline_path +
+                    " accepts only evidence signed by one of its reviewers' keys: score it "
+                    "again with --sign KEY");
+    }
+    if (signer.empty()) {
+      return refuse(evidence_path + " is signed by key " + KeyId(audit.signed_by) +
+                    " (public key " + audit.signed_by + "), which is not among " +
+                    baseline_path + "'s reviewers");
+    }
   }
   const std::string folder = DirName(baseline_path);
   RatchetResult ratchet;

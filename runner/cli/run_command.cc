@@ -35,8 +35,9 @@ namespace ratchet {
 const char kRunUsage[] =
     "usage: ratchet run --baseline FILE [--record ID ...] [--runs N] [--out DIR] [--require-lane]\n"
     "                   [--no-energy] [--json] [--data DIR] [--python PATH] [--rules ID|FILE]\n"
+    "                   [--sign KEY] [--executor local|slurm [EXECUTOR OPTIONS]]\n"
+    "       ratchet run --resume DIR [--json] [--sign KEY]\n"
     "                   [--executor local|slurm [EXECUTOR OPTIONS]]\n"
-    "       ratchet run --resume DIR [--json] [--executor local|slurm [EXECUTOR OPTIONS]]\n"
     "\n"
     "Scores every record of the baseline FILE (records.json; docs/baseline.md), or the records\n"
     "named, each timed call in a fresh sandboxed worker, into one evidence directory; then\n"
@@ -58,6 +59,10 @@ const char kRunUsage[] =
     "                   (default: evidence/run-<UTC time>-<seed commit prefix>)\n"
     "  --require-lane   a lane the baseline has not reviewed is an error (default: a note)\n"
     "  --no-energy      skip the energy column on a GPU (energy.json then says so)\n"
+    "  --sign KEY       sign the evidence's manifest with the private key KEY (`ratchet key new`;\n"
+    "                   default: $RATCHET_SIGNING_KEY, when set) as the last step before the\n"
+    "                   directory takes its name (a sharded run: its MANIFEST.json, when it is\n"
+    "                   collected); SIGNATURE.json, docs/evidence.md\n"
     "  --json           print the result as JSON on stdout (progress goes to stderr)\n"
     "  --data DIR       search DIR first for datasets (see `ratchet datasets --help`)\n"
     "  --python PATH    the interpreter for Python submissions (default: $RATCHET_PYTHON, else\n"
@@ -511,6 +516,7 @@ int Run(CommandContext& context) {
                                                  {"python", true},
                                                  {"rules", true},
                                                  {"no-energy", false},
+                                                 {"sign", true},
                                                  {"executor", true},
                                                  {"devices", true},
                                                  {"jobs", true},
@@ -528,6 +534,8 @@ int Run(CommandContext& context) {
   Result<std::optional<ShardedRunOptions>> sharded = ShardedOptionsFromArgs(*args);
   if (!sharded.ok()) return fail(sharded.status());
   const bool json = args->Has("json");
+  Result<std::optional<std::string>> signing_key = SigningKeyFromArgs(*args);
+  if (!signing_key.ok()) return fail(signing_key.status());
   if (args->Has("resume")) {
     for (const char* flag : {"baseline", "record", "runs", "out", "require-lane", "data",
                              "python", "rules", "no-energy"}) {
@@ -537,7 +545,8 @@ int Run(CommandContext& context) {
                                   flag));
       }
     }
-    return ResumeSharded(*args->Get("resume"), *sharded, json, context, CheckResumedRequest);
+    return ResumeSharded(*args->Get("resume"), *sharded, json, *signing_key, context,
+                         CheckResumedRequest);
   }
   if (!args->Has("baseline")) {
     return fail(
@@ -553,6 +562,7 @@ int Run(CommandContext& context) {
       CheckRunRequest(*args->Get("baseline"), args->GetAll("record"), runs_flag,
                       SessionOptionsFromArgs(*args, "run"), args->Has("require-lane"), json);
   if (!request.ok()) return fail(request.status());
+  request->options.signing_key = *signing_key;
   if (*sharded) return RunSharded(*request, **sharded, context);
   return RunDirect(*request, context);
 }

@@ -345,6 +345,7 @@ Status PlanShard(RunState& state, const RunRequest& request, const std::string& 
   Result<std::string> seed = ShardSeed(state.seed, shard.id);
   if (!seed.ok()) return seed.status();
   plan.options.seed = *seed;
+  plan.options.signing_key.reset();  // the run's manifest is signed, by this process
   plan.run_seed_commit = state.run.seed_commit;
   // A CPU lane's shards run side by side: their times are development figures, as every CPU
   // lane's are.
@@ -631,7 +632,7 @@ int Drive(RunState& state, const RunRequest& request, const ShardedRunOptions& o
   if (written.ok()) {
     std::error_code ignored;
     std::filesystem::remove_all(state.dir + "/plans", ignored);
-    written = WriteShardedRunManifest(state.dir, run);
+    written = WriteShardedRunManifest(state.dir, run, request.options.signing_key);
   }
   if (!written.ok()) return fail(written);
   if (!request.json) shown << "evidence: " << state.dir << "\n";
@@ -821,7 +822,8 @@ int RunSharded(RunRequest& request, const ShardedRunOptions& options, CommandCon
 }
 
 int ResumeSharded(const std::string& dir_given, const std::optional<ShardedRunOptions>& given,
-                  bool json, CommandContext& context,
+                  bool json, const std::optional<std::string>& signing_key,
+                  CommandContext& context,
                   Result<RunRequest> (*check)(const Json& inputs, bool json)) {
   auto fail = [&](const Status& status) { return ReportError(context.err, "run", status); };
   if (!IsShardedRun(dir_given)) {
@@ -854,6 +856,7 @@ int ResumeSharded(const std::string& dir_given, const std::optional<ShardedRunOp
   state.seed = *seed;
   Result<RunRequest> request = check(state.run.inputs, json);
   if (!request.ok()) return fail(request.status());
+  request->options.signing_key = signing_key;
   ShardedRunOptions options;
   if (given) {
     options = *given;

@@ -85,8 +85,10 @@ int RunSharded(RunRequest& request, const ShardedRunOptions& options, CommandCon
 
 // `ratchet run --resume DIR`: the run's inputs are read from DIR/run.json (the baseline must not
 // have changed); the shards missing or failed are scored, then the run is collected.
+// `signing_key` (--sign) signs the run's MANIFEST.json when it is collected.
 int ResumeSharded(const std::string& dir, const std::optional<ShardedRunOptions>& options,
-                  bool json, CommandContext& context,
+                  bool json, const std::optional<std::string>& signing_key,
+                  CommandContext& context,
                   Result<RunRequest> (*check)(const Json& inputs, bool json));
 
 // The inputs of a sharded run as run.json keeps them, and back.

@@ -1,5 +1,7 @@
 #include "cli/score_args.h"
 
+#include <sys/stat.h>
+
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
@@ -7,6 +9,7 @@
 #include "cli/tool_sha256.h"
 #include "core/file.h"
 #include "core/version.h"
+#include "evidence/signature.h"
 
 namespace ratchet {
 
@@ -22,6 +25,34 @@ SessionOptions SessionOptionsFromArgs(const Args& args, const char* command) {
   options.tool_version = kRatchetVersion;
   options.tool_source_sha256 = ToolSourceSha256();
   return options;
+}
+
+Result<std::optional<std::string>> SigningKeyFromArgs(const Args& args) {
+  std::string path;
+  std::string named;
+  if (args.Has("sign")) {
+    path = *args.Get("sign");
+    named = "--sign " + path;
+  } else if (const char* env = std::getenv("RATCHET_SIGNING_KEY"); env != nullptr && *env) {
+    path = env;
+    named = "$RATCHET_SIGNING_KEY (" + path + ")";
+  } else {
+    return std::optional<std::string>();
+  }
+  struct stat info;
+  if (stat(path.c_str(), &info) != 0 || !S_ISREG(info.st_mode)) {
+    return Status::BadInput(named + ": no key file there (make one with `ratchet key new --out "
+                                    "FILE`)");
+  }
+  if ((info.st_mode & 077) != 0) {
+    return Status::BadInput(named + ": the private key can be read by others than its owner; "
+                                    "`chmod 600 " + path + "`, and make a new key if others did");
+  }
+  Result<std::string> pem = ReadFile(path, 1 << 16);
+  if (!pem.ok()) return Status::BadInput(named + ": " + pem.status().message());
+  Result<std::string> public_key = PublicKeyOf(*pem, named);
+  if (!public_key.ok()) return public_key.status();
+  return std::optional<std::string>(*pem);
 }
 
 std::string RecordIdOf(const std::string& path) {

@@ -4,6 +4,7 @@
 #define RATCHET_CLI_SCORE_ARGS_H_
 
 #include <cstdint>
+#include <optional>
 #include <string>
 
 #include "core/args.h"
@@ -15,6 +16,10 @@ namespace ratchet {
 // The options `--data`, `--python`, `--rules`, `--out` and `--no-energy` of a scoring command,
 // for `command` (also the prefix of its default evidence folder), and the tool's identity.
 SessionOptions SessionOptionsFromArgs(const Args& args, const char* command);
+
+// The signing key of --sign FILE, else of $RATCHET_SIGNING_KEY: the private key's PEM, checked to
+// be an Ed25519 key in a file only its owner can read; nullopt when neither names one.
+Result<std::optional<std::string>> SigningKeyFromArgs(const Args& args);
 
 // A record id from a file name: its stem, every character outside [A-Za-z0-9._-] made '_'.
 std::string RecordIdOf(const std::string& path);

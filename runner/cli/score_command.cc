@@ -20,6 +20,7 @@ namespace ratchet {
 const char kScoreUsage[] =
     "usage: ratchet score FILE[:function] [--difficulty N | --band BP] [--runs N] [--out DIR]\n"
     "                     [--no-energy] [--data DIR] [--python PATH] [--rules ID|FILE]\n"
+    "                     [--sign KEY]\n"
     "\n"
     "Scores one submission: a Python method file (FILE.py, the function named or the single\n"
     "top-level one) or a native one (FILE.cpp, defining method() with RATCHET_METHOD). Every "
@@ -36,6 +37,9 @@ const char kScoreUsage[] =
     "  --out DIR       the evidence directory, which must not exist\n"
     "                  (default: evidence/score-<UTC time>-<seed commit prefix>)\n"
     "  --no-energy     skip the energy column on a GPU (energy.json then says so)\n"
+    "  --sign KEY      sign the evidence's manifest with the private key KEY (`ratchet key new`;\n"
+    "                  default: $RATCHET_SIGNING_KEY, when set), as the last step before the\n"
+    "                  directory takes its name: SIGNATURE.json (docs/evidence.md)\n"
     "  --data DIR      search DIR first for datasets (see `ratchet datasets --help`)\n"
     "  --python PATH   the interpreter for Python submissions, recorded in the lane for native "
     "ones\n"
@@ -63,7 +67,8 @@ int Run(CommandContext& context) {
                                                  {"data", true},
                                                  {"python", true},
                                                  {"rules", true},
-                                                 {"no-energy", false}});
+                                                 {"no-energy", false},
+                                                 {"sign", true}});
   if (!args.ok()) return fail(args.status());
   if (args->positional().size() != 1) {
     return fail(Status::Usage(args->positional().empty()
@@ -110,6 +115,9 @@ int Run(CommandContext& context) {
 
   SessionOptions options = SessionOptionsFromArgs(*args, "score");
   options.needs_python = !IsNativeSpec(record.spec);
+  Result<std::optional<std::string>> signing_key = SigningKeyFromArgs(*args);
+  if (!signing_key.ok()) return fail(signing_key.status());
+  options.signing_key = *signing_key;
   Result<std::unique_ptr<ScorerClient>> session = ScorerClient::Begin(options, context);
   if (!session.ok()) {
     if (!ScorerInterrupted()) return fail(session.status());

@@ -4,10 +4,12 @@
 
 #include <algorithm>
 #include <set>
+#include <filesystem>
 
 #include "core/file.h"
 #include "core/sha256.h"
 #include "evidence/layout.h"
+#include "evidence/signature.h"
 #include "rules/judge.h"
 
 namespace ratchet {
@@ -286,15 +288,26 @@ std::vector<std::string> ManifestPaths(const ShardedRun& run) {
 
 }  // namespace
 
-Status WriteShardedRunManifest(const std::string& dir, const ShardedRun& run) {
+Status WriteShardedRunManifest(const std::string& dir, const ShardedRun& run,
+                               const std::optional<std::string>& signing_key) {
   Json files = Json::object();
   for (const std::string& path : ManifestPaths(run)) {
     Result<std::string> sha256 = Sha256File(dir + "/" + path);
     if (!sha256.ok()) return sha256.status();
     files[path] = *sha256;
   }
-  return WriteFileAtomic(dir + "/" + kShardedRunManifestFile,
-                         Json{{"schema", kShardedRunSchema}, {"files", files}}.dump(2) + "\n");
+  const std::string manifest = Json{{"schema", kShardedRunSchema}, {"files", files}}.dump(2) + "\n";
+  std::error_code ignored;
+  std::filesystem::remove(dir + "/" + kSignatureFile, ignored);  // an earlier collect's
+  if (signing_key) {
+    // Before the manifest, which marks the run complete: a run with a manifest and no signature
+    // it was asked for is never left behind.
+    Result<Json> signature = SignManifest(*signing_key, manifest);
+    if (!signature.ok()) return signature.status();
+    RATCHET_RETURN_IF_ERROR(
+        WriteFileAtomic(dir + "/" + kSignatureFile, signature->dump(2) + "\n"));
+  }
+  return WriteFileAtomic(dir + "/" + kShardedRunManifestFile, manifest);
 }
 
 std::vector<std::string> CheckShardedRunManifest(const std::string& dir, const ShardedRun& run) {

@@ -91,8 +91,10 @@ bool IsShardedRun(const std::string& dir);
 Result<ShardedRun> ReadShardedRun(const std::string& dir);
 // run.json, replaced atomically.
 Status WriteShardedRun(const std::string& dir, const ShardedRun& run);
-// MANIFEST.json over run.json and every shard's MANIFEST.json: the last file a run writes.
-Status WriteShardedRunManifest(const std::string& dir, const ShardedRun& run);
+// MANIFEST.json over run.json and every shard's MANIFEST.json: the last file a run writes. With
+// `signing_key` (a private key's PEM), SIGNATURE.json over it is written just before it.
+Status WriteShardedRunManifest(const std::string& dir, const ShardedRun& run,
+                               const std::optional<std::string>& signing_key = std::nullopt);
 // What is wrong with MANIFEST.json against the files (empty when it matches).
 std::vector<std::string> CheckShardedRunManifest(const std::string& dir, const ShardedRun& run);
 

@@ -119,6 +119,7 @@ Status AuditShardedRun(const std::string& dir, const EvidenceAuditOptions& given
   for (const std::string& problem : CheckShardedRunManifest(dir, run)) {
     result->Breaks(kShardedRunManifestFile, problem);
   }
+  AuditSignature(dir, kShardedRunManifestFile, result);
   const bool seed_known = !run.seed.empty() && SeedMatchesCommit(run.seed, run.seed_commit);
   if (run.seed.empty()) {
     result->Breaks(file + ": seed", "the run seed is not revealed: no shard's seed can be derived");
@@ -191,6 +192,7 @@ Status AuditShardedRun(const std::string& dir, const EvidenceAuditOptions& given
     shard.path = folder;
     EvidenceAuditOptions shard_options = options;
     shard_options.first_run = s.shard.run;
+    shard_options.signature = false;
     Status status = AuditEvidence(folder, shard_options, &shard);
     if (!status.ok()) {
       if (status.code() == Status::Code::kUsage) return status;

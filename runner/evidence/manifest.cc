@@ -12,6 +12,7 @@
 #include "core/file.h"
 #include "core/sha256.h"
 #include "evidence/layout.h"
+#include "evidence/signature.h"
 
 namespace ratchet {
 namespace {
@@ -45,7 +46,7 @@ void ScanInto(const std::string& dir, const std::string& relative, std::vector<F
                     Status::IOError("readdir " + folder, read_error).message()});
   }
   for (const std::string& name : names) {
-    if (relative.empty() && name == kManifestFile) continue;
+    if (relative.empty() && (name == kManifestFile || name == kSignatureFile)) continue;
     FolderItem item;
     item.path = Join(relative, name);
     const std::string path = dir + "/" + item.path;

@@ -10,6 +10,7 @@
 #include "core/file.h"
 #include "core/sha256.h"
 #include "evidence/layout.h"
+#include "evidence/signature.h"
 
 namespace ratchet {
 namespace {
@@ -71,7 +72,8 @@ Status EvidenceWriter::WriteFile(const std::string& relative, std::string_view b
     return Status::Internal("evidence " + final_path() + " is finished; " + relative +
                             " comes too late");
   RATCHET_RETURN_IF_ERROR(CheckEvidencePath(relative));
-  for (const char* reserved : {kManifestFile, kStatusFile, kSeedCommitFile, kSeedRevealFile}) {
+  for (const char* reserved :
+       {kManifestFile, kSignatureFile, kStatusFile, kSeedCommitFile, kSeedRevealFile}) {
     if (relative == reserved) {
       return Status::Internal(relative + " is written only by the evidence writer itself");
     }
@@ -169,6 +171,14 @@ Status EvidenceWriter::Finish(const std::string& status, int exit_code,
   Result<std::string> manifest = ManifestText(std::move(entries));
   if (!manifest.ok()) return manifest.status();
   RATCHET_RETURN_IF_ERROR(WriteFileAtomic(partial_path() + "/" + kManifestFile, *manifest));
+  if (!signing_key_.empty()) {
+    // The last file before the directory takes its name: the manifest, signed.
+    Result<Json> signature = SignManifest(signing_key_, *manifest);
+    if (!signature.ok()) return signature.status();
+    Result<std::string> text = EvidenceJsonText(*signature, kSignatureFile);
+    if (!text.ok()) return text.status();
+    RATCHET_RETURN_IF_ERROR(WriteFileAtomic(partial_path() + "/" + kSignatureFile, *text));
+  }
   return directory_.Commit();
 }
 

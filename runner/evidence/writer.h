@@ -27,9 +27,9 @@ class EvidenceWriter {
 
   // Writes one file under the partial folder, creating its folders. Refused: a path that breaks
   // CheckEvidencePath, a path written before, a file where a folder is or the reverse, the names
-  // only this class writes (MANIFEST.json, status.json, seed.commit, seed.reveal), anything under
-  // records/ before CommitSeed or after RevealSeed (calls happen between the two), and anything
-  // after Finish.
+  // only this class writes (MANIFEST.json, SIGNATURE.json, status.json, seed.commit, seed.reveal),
+  // anything under records/ before CommitSeed or after RevealSeed (calls happen between the two),
+  // and anything after Finish.
   Status WriteFile(const std::string& relative, std::string_view bytes);
   // WriteFile of EvidenceJsonText(value): 2-space indent, keys sorted, a trailing newline.
   Status WriteJson(const std::string& relative, const Json& value);
@@ -44,7 +44,10 @@ class EvidenceWriter {
   // folder to its final name. `status` is complete, interrupted or failed; a complete run needs
   // contract.json, report.json, seed.commit and seed.reveal. A refused status changes nothing;
   // any later failure leaves the partial folder as it is. Once.
+  // With a signing key (SignWith), SIGNATURE.json, the manifest signed, is written after it.
   Status Finish(const std::string& status, int exit_code, const std::string& message);
+  // The Ed25519 private key (PEM) Finish signs the manifest with; empty: unsigned.
+  void SignWith(std::string private_pem) { signing_key_ = std::move(private_pem); }
 
   const std::string& partial_path() const { return directory_.partial_path(); }
   const std::string& final_path() const { return directory_.final_path(); }
@@ -61,6 +64,7 @@ class EvidenceWriter {
   std::string seed_commit_;
   bool seed_revealed_ = false;
   bool finished_ = false;
+  std::string signing_key_;
 };
 
 }  // namespace ratchet

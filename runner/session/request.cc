@@ -111,6 +111,7 @@ Json SessionOptionsToJson(const SessionOptions& options) {
       {"rules", Optional(options.rules_path)},
       {"out", Optional(options.out)},
       {"seed", Optional(options.seed)},
+      {"signing_key", Optional(options.signing_key)},
       {"out_prefix", options.out_prefix},
       {"needs_python", options.needs_python},
       {"energy", options.energy},
@@ -140,7 +141,7 @@ Result<SessionOptions> SessionOptionsFromJson(const Json& json) {
   for (auto [key, field] :
        {std::pair{"data", &options.data_dir}, std::pair{"python", &options.python},
         std::pair{"rules", &options.rules_path}, std::pair{"out", &options.out},
-        std::pair{"seed", &options.seed}}) {
+        std::pair{"seed", &options.seed}, std::pair{"signing_key", &options.signing_key}}) {
     Result<std::optional<std::string>> value = GetOptional(json, key);
     if (!value.ok()) return value.status();
     *field = *value;

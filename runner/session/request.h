@@ -35,6 +35,9 @@ struct SessionOptions {
   // run's seed and the shard's id, so that the audit re-derives it); nullopt: a fresh random one.
   // Committed in seed.commit before the first call and revealed at the end either way.
   std::optional<std::string> seed;
+  // The Ed25519 private key (PEM) that signs the evidence's manifest (`--sign`), when given: it
+  // travels to the scorer in the request and is written nowhere.
+  std::optional<std::string> signing_key;
 };
 
 // The folder of the default evidence directories, relative to the current folder.

@@ -18,6 +18,7 @@
 #include "data/pool.h"
 #include "energy/measure.h"
 #include "evidence/layout.h"
+#include "evidence/signature.h"
 #include "rules/judge.h"
 #include "rules/pyformat.h"
 #include "sandbox/spawn.h"
@@ -144,6 +145,10 @@ Result<std::unique_ptr<ScoringSession>> ScoringSession::Begin(const SessionOptio
   if (!inputs.ok()) return inputs.status();
   session->contract_inputs_ = std::move(*inputs);
 
+  if (options.signing_key) {
+    Result<std::string> key = PublicKeyOf(*options.signing_key, "the signing key");
+    if (!key.ok()) return key.status();
+  }
   if (options.seed) {
     Result<RunSeed> given = ParseRunSeed(*options.seed, "the session's seed");
     if (!given.ok()) return Status::BadInput(given.status().message());
@@ -167,6 +172,7 @@ Result<std::unique_ptr<ScoringSession>> ScoringSession::Begin(const SessionOptio
   Result<EvidenceWriter> evidence = EvidenceWriter::Begin(out);
   if (!evidence.ok()) return evidence.status();
   session->evidence_.emplace(std::move(*evidence));
+  if (options.signing_key) session->evidence_->SignWith(*options.signing_key);
   Status committed = session->evidence_->CommitSeed(commit);
   if (!committed.ok()) {
     (void)session->Finish(kStatusFailed, ExitCodeFor(committed), committed.message());

@@ -10,6 +10,7 @@
 #include "core/file.h"
 #include "evidence/layout.h"
 #include "evidence/manifest.h"
+#include "evidence/signature.h"
 #include "evidence/writer.h"
 #include "fixture.h"
 #include "rules/rule_set.h"
@@ -129,6 +130,42 @@ TEST(AuditCommandTest, ACompleteDirectoryStands) {
                 "5.40% error: qualified, ranked ",
                 0),
             0u)
+      << run.out;
+}
+
+// The audit says who signed: an unsigned directory is reported as unsigned (a note, the claim
+// stands); a signed one names its key; a signed one rewritten consistently afterwards (a file
+// changed, the manifest made to match it) does not stand, naming SIGNATURE.json.
+TEST(AuditCommandTest, ItSaysWhoSignedAndASignedRewriteDoesNotStand) {
+  TempDir dir;
+  Result<KeyPair> key = NewKeyPair();
+  ASSERT_TRUE(key.ok());
+  FixtureOptions options;
+  options.signing_key = key->private_pem;
+  ASSERT_TRUE(WriteFixture(dir / "signed", options).ok());
+  ASSERT_TRUE(WriteFixture(dir / "unsigned").ok());
+  auto audit = [&](const std::string& path) {
+    std::vector<std::string> args = {"audit", path};
+    if (TestDataFolder()) args.insert(args.end(), {"--data", *TestDataFolder()});
+    return RunRatchet(args);
+  };
+  BinaryRun run = audit(dir / "unsigned");
+  EXPECT_EQ(run.exit_code, 0) << run.out << run.err;
+  EXPECT_NE(run.out.find("note: SIGNATURE.json: unsigned: no signature binds MANIFEST.json"),
+            std::string::npos)
+      << run.out;
+  run = audit(dir / "signed");
+  EXPECT_EQ(run.exit_code, 0) << run.out << run.err;
+  EXPECT_NE(run.out.find("checked: signed by key " + KeyId(key->public_hex) + " (public key " +
+                         key->public_hex + "): SIGNATURE.json verifies against MANIFEST.json"),
+            std::string::npos)
+      << run.out;
+  ASSERT_TRUE(EditJsonAndRemanifest(dir / "signed", "status.json", [](Json& status) {
+                status["message"] = "rewritten";
+              }).ok());
+  run = audit(dir / "signed");
+  EXPECT_EQ(run.exit_code, 1) << run.out << run.err;
+  EXPECT_NE(run.out.find("SIGNATURE.json: MANIFEST.json is not the one signed"), std::string::npos)
       << run.out;
 }
 

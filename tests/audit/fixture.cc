@@ -274,6 +274,7 @@ Status WriteFixture(const std::string& dir, const FixtureOptions& options) {
     all_qualified = all_qualified && report.scored().qualified;
     records[record.id] = report;
   }
+  if (options.signing_key) writer->SignWith(*options.signing_key);
   if (options.status != kStatusComplete) {
     return writer->Finish(options.status, options.status == kStatusInterrupted ? 130 : 3,
                           "stopped");

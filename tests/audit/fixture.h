@@ -49,6 +49,8 @@ struct FixtureOptions {
   // status.json's exit code of a complete run; nullopt: 0 when the last scoring of every record
   // qualified, else 1.
   std::optional<int> exit_code;
+  // The private key (PEM) that signs its manifest (SIGNATURE.json); nullopt: unsigned.
+  std::optional<std::string> signing_key;
 };
 
 // Writes the evidence directory `dir` (which must not exist). Internal when a record's runs do

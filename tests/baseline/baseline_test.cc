@@ -101,6 +101,33 @@ TEST(BaselineFormat, ParsesTheDocumentedShape) {
 // A rule no run can break would leave the record's expected outcome one that never compares
 // equal: it is refused when the baseline is read, as bad input (exit 2), naming the file, the
 // record, the field and the id, and listing the ids there are.
+// Reviewers' public keys: read and written back; a key that is not 64 lowercase hex digits, one
+// key under two names, and a field a reviewer does not have are refused, naming the field.
+TEST(BaselineFormat, ReviewersKeysAreReadAndCheckedOneKeyPerReviewer) {
+  const std::string a(64, 'a'), b(64, 'b');
+  Json doc = BaselineDoc();
+  doc["reviewers"] = {{"alice", {{"public_key", a}}}, {"bob", {{"public_key", b}}}};
+  Result<Baseline> baseline = ParseBaseline(doc.dump(), "records.json");
+  ASSERT_TRUE(baseline.ok()) << baseline.status().message();
+  EXPECT_EQ(baseline->reviewers,
+            (std::map<std::string, std::string>{{"alice", a}, {"bob", b}}));
+  EXPECT_EQ(BaselineJson(*baseline)["reviewers"], doc["reviewers"]);
+  EXPECT_FALSE(BaselineJson(*ParseBaseline(BaselineDoc().dump(), "b")).contains("reviewers"));
+
+  Json bad = doc;
+  bad["reviewers"]["alice"]["public_key"] = std::string(64, 'A');
+  ExpectError(bad, "field \"reviewers.alice.public_key\": must be an Ed25519 public key");
+  bad = doc;
+  bad["reviewers"]["bob"]["public_key"] = a;
+  ExpectError(bad, "is alice's key too");
+  bad = doc;
+  bad["reviewers"]["alice"]["email"] = "a@example.org";
+  ExpectError(bad, "field \"reviewers.alice.email\": is not a field of the baseline format");
+  bad = doc;
+  bad["reviewers"] = {{"alice", a}};
+  ExpectError(bad, "field \"reviewers.alice\": must be an object");
+}
+
 TEST(BaselineFormat, AnUnknownRuleIdIsRefused) {
   Json doc = BaselineDoc();
   doc["records"]["slow"]["expected"]["broken"] = {"acuracy"};

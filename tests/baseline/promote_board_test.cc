@@ -19,6 +19,7 @@
 #include "core/file.h"
 #include "core/sha256.h"
 #include "evidence/layout.h"
+#include "evidence/signature.h"
 #include "rules/rule_set.h"
 #include "support/run_binary.h"
 #include "support/temp_dir.h"
@@ -433,6 +434,55 @@ TEST_F(PromoteOnAGpuLane, ARefusalPrintsNoPromotedLine) {
   EXPECT_NE(run.err.find("is not a verified copy"), std::string::npos) << run.err;
   EXPECT_EQ(run.out.find("promoted"), std::string::npos) << run.out;
   EXPECT_EQ(*ReadFile(baseline()), before);
+}
+
+// A baseline that lists its reviewers' keys promotes only evidence one of them signed: unsigned
+// evidence and evidence signed by a key it does not list are refused, with nothing written; a
+// signed run rewritten consistently afterwards (a file changed, the manifest made to match) no
+// longer verifies against its signature and is refused too.
+TEST_F(PromoteOnAGpuLane, OnlyEvidenceSignedByAListedReviewerIsPromoted) {
+  Result<KeyPair> alice = NewKeyPair();
+  Result<KeyPair> mallory = NewKeyPair();
+  ASSERT_TRUE(alice.ok() && mallory.ok());
+  Json doc = Json::parse(*ReadFile(baseline()));
+  doc["reviewers"] = {{"alice", {{"public_key", alice->public_hex}}}};
+  ASSERT_TRUE(WriteFileAtomic(baseline(), doc.dump(2) + "\n").ok());
+  const std::string before = *ReadFile(baseline());
+  auto promote = [&](const std::string& evidence) {
+    return PromoteArgs(evidence, {"--record", "ncm", "--reason", "signed"});
+  };
+
+  BinaryRun unsigned_run = promote(Evidence(Gpu(1.2), {{"record-unreviewed", "ncm"}}));
+  EXPECT_EQ(unsigned_run.exit_code, 1) << unsigned_run.out << unsigned_run.err;
+  EXPECT_NE(unsigned_run.err.find("is not signed"), std::string::npos) << unsigned_run.err;
+
+  FixtureOptions by_mallory = Gpu(1.2);
+  by_mallory.signing_key = mallory->private_pem;
+  BinaryRun mallory_run = promote(Evidence(by_mallory, {{"record-unreviewed", "ncm"}}));
+  EXPECT_EQ(mallory_run.exit_code, 1) << mallory_run.out << mallory_run.err;
+  EXPECT_NE(mallory_run.err.find("is signed by key " + KeyId(mallory->public_hex) +
+                                 " (public key " + mallory->public_hex + "), which is not among"),
+            std::string::npos)
+      << mallory_run.err;
+
+  FixtureOptions by_alice = Gpu(1.2);
+  by_alice.signing_key = alice->private_pem;
+  const std::string signed_evidence = Evidence(by_alice, {{"record-unreviewed", "ncm"}});
+  TempDir copies;
+  const std::string rewritten = copies / "rewritten";
+  std::filesystem::copy(signed_evidence, rewritten, std::filesystem::copy_options::recursive);
+  ASSERT_TRUE(EditJsonAndRemanifest(rewritten, "status.json", [](Json& status) {
+                status["message"] = "rewritten after the run";
+              }).ok());
+  BinaryRun rewritten_run = promote(rewritten);
+  EXPECT_EQ(rewritten_run.exit_code, 1) << rewritten_run.out << rewritten_run.err;
+  EXPECT_NE(rewritten_run.err.find("does not stand"), std::string::npos) << rewritten_run.err;
+  EXPECT_NE(rewritten_run.err.find("SIGNATURE.json"), std::string::npos) << rewritten_run.err;
+  EXPECT_EQ(*ReadFile(baseline()), before) << "a refusal writes nothing";
+
+  BinaryRun signed_run = promote(signed_evidence);
+  EXPECT_EQ(signed_run.exit_code, 0) << signed_run.out << signed_run.err;
+  EXPECT_TRUE(Json::parse(*ReadFile(baseline()))["records"]["ncm"].contains("expected"));
 }
 
 // Promotes of different records from one run, started at once: one promote at a time holds the
