@@ -423,6 +423,21 @@ Status AuditReferenceRecord(const Json& document, const std::string& name, const
           result->Checked("the verdict re-judged from the " + std::to_string(calls->size()) +
                           " calls (problems, summary, ranked time)");
         }
+        ReferenceClaim claim;
+        claim.version = version.value_or("");
+        claim.file = *file;
+        claim.function = *function;
+        claim.source_sha256 = source_sha256.value_or("");
+        claim.device = record->value("device", Json()).is_string()
+                           ? (*record)["device"].get<std::string>()
+                           : "";
+        claim.sandboxed = sandboxed.value_or(false);
+        claim.band_bp = *band_bp;
+        std::set<std::string> broken;
+        for (const Problem& problem : judgement->problems) broken.insert(problem.rule);
+        claim.broken.assign(broken.begin(), broken.end());
+        if (judgement->problems.empty()) claim.ranked_ms = judgement->ranked_ms;
+        result->reference = claim;
       }
     }
   } else {

@@ -46,6 +46,17 @@ enum class AuditVerdict {
   kNothingToAudit,  // the input holds no claim that can be re-derived
 };
 
+// What a reference scorer record claims, as the audit re-judged it from its calls.
+struct ReferenceClaim {
+  std::string version;  // the scorer's version string, as the record gives it
+  std::string file, function, source_sha256;
+  std::string device;  // the board's name ("NVIDIA A100-SXM4-80GB"); "" when not recorded
+  bool sandboxed = true;
+  int64_t band_bp = 0;
+  std::vector<std::string> broken;  // the rule ids its problems break, sorted, each once
+  std::optional<double> ranked_ms;  // when it qualifies
+};
+
 struct AuditResult : public FieldFindings {
   std::string path;                 // what was audited, as given
   std::string format;               // "ratchet evidence directory", "reference scorer record", ...
@@ -61,6 +72,8 @@ struct AuditResult : public FieldFindings {
   // The public key (64 hex digits) of a SIGNATURE.json that verifies against the manifest; ""
   // when the evidence is unsigned or its signature does not verify (a finding).
   std::string signed_by;
+  // A reference scorer record whose calls could be re-judged: what it claims.
+  std::optional<ReferenceClaim> reference;
 
   void Breaks(std::string where, std::string message) override;
   void Note(std::string where, std::string message) override;

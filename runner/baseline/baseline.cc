@@ -254,7 +254,59 @@ Result<BaselineRecord> ParseRecord(const std::string& id, const Json& json,
     RATCHET_RETURN_IF_ERROR(ref.Done());
     record.evidence = parsed;
   }
+  Result<const Json*> claimed = fields.Object("claimed", false);
+  if (!claimed.ok()) return claimed.status();
+  if (*claimed != nullptr) {
+    const std::string claimed_path = JoinPath(path, "claimed");
+    Fields claim(**claimed, claimed_path, where);
+    ClaimedOutcome parsed;
+    const Json* outcome = claim.Find("outcome");
+    if (outcome == nullptr) return claim.Error("outcome", "is missing");
+    Result<Expected> expected = ParseExpected(*outcome, JoinPath(claimed_path, "outcome"), where);
+    if (!expected.ok()) return expected.status();
+    parsed.outcome = *expected;
+    Result<std::optional<int64_t>> band = claim.Integer("band_bp", 1, 9999);
+    if (!band.ok()) return band.status();
+    if (!*band) return claim.Error("band_bp", "is missing");
+    parsed.band_bp = **band;
+    if (const Json* ranked = claim.Find("ranked_ms"); ranked != nullptr && !ranked->is_null()) {
+      Result<double> value = claim.Number("ranked_ms", true, 0, 0, true);
+      if (!value.ok()) return value.status();
+      parsed.ranked_ms = *value;
+    }
+    if ((parsed.outcome.status == "qualified") != parsed.ranked_ms.has_value()) {
+      return claim.Error("ranked_ms", "must be a time exactly when the claimed outcome qualifies");
+    }
+    if (!(text = claim.String("board", true)).ok()) return text.status();
+    parsed.board = *text;
+    if (!(text = claim.String("scorer", true, true)).ok()) return text.status();
+    parsed.scorer = *text;
+    const Json* files = claim.Find("claims");
+    if (files == nullptr || !files->is_array() || files->empty()) {
+      return claim.Error("claims", "must list the claims, each {\"path\", \"sha256\"}");
+    }
+    for (size_t i = 0; i < files->size(); ++i) {
+      const std::string file_path = JoinPath(claimed_path, "claims[" + std::to_string(i) + "]");
+      if (!(*files)[i].is_object()) {
+        return Status::BadInput(where + ": field \"" + file_path + "\": must be an object");
+      }
+      Fields file((*files)[i], file_path, where);
+      ClaimFile entry;
+      if (!(text = file.String("path", true, true)).ok()) return text.status();
+      entry.path = *text;
+      if (!(text = file.String("sha256", true)).ok()) return text.status();
+      if (!IsLowerHex64(*text)) return file.Error("sha256", "must be 64 lowercase hex digits");
+      entry.sha256 = *text;
+      RATCHET_RETURN_IF_ERROR(file.Done());
+      parsed.claims.push_back(entry);
+    }
+    RATCHET_RETURN_IF_ERROR(claim.Done());
+    record.claimed = parsed;
+  }
   RATCHET_RETURN_IF_ERROR(fields.Done());
+  if (record.claimed && record.sha256.empty()) {
+    return fields.Error("sha256", "is missing: a claimed record names the bytes its claims scored");
+  }
   if (record.expected && record.sha256.empty()) {
     return fields.Error("sha256", "is missing: a reviewed record names the bytes it reviewed");
   }
@@ -294,6 +346,20 @@ Json RecordJson(const BaselineRecord& record) {
   if (record.evidence) {
     json["evidence"] = {{"path", record.evidence->path},
                         {"manifest_sha256", record.evidence->manifest_sha256}};
+  }
+  if (record.claimed) {
+    const ClaimedOutcome& claimed = *record.claimed;
+    Json files = Json::array();
+    for (const ClaimFile& file : claimed.claims) {
+      files.push_back({{"path", file.path}, {"sha256", file.sha256}});
+    }
+    json["claimed"] = {
+        {"outcome", {{"status", claimed.outcome.status}, {"broken", claimed.outcome.broken}}},
+        {"band_bp", claimed.band_bp},
+        {"ranked_ms", claimed.ranked_ms ? Json(*claimed.ranked_ms) : Json()},
+        {"board", claimed.board},
+        {"scorer", claimed.scorer},
+        {"claims", files}};
   }
   return json;
 }

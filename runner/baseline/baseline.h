@@ -49,6 +49,22 @@ struct EvidenceRef {
   std::string manifest_sha256;
 };
 
+// A published claim `ratchet import` took in: what the reference scorer's records say, audited
+// but not reviewed. `ratchet run --baseline` reports whether it reproduces (claim-reproduced,
+// claim-not-reproduced); `ratchet promote` reviews it like any record.
+struct ClaimFile {
+  std::string path;  // as import was given it, relative to the baseline's folder when inside it
+  std::string sha256;
+};
+struct ClaimedOutcome {
+  Expected outcome;
+  int64_t band_bp = 0;
+  std::optional<double> ranked_ms;  // the median of the claims' ranked times, when qualified
+  std::string board;                // the board kind they were scored on: the records' "device"
+  std::string scorer;               // the scorer version that made them: the records' "version"
+  std::vector<ClaimFile> claims;
+};
+
 struct BaselineRecord {
   std::string id;
   std::string submission;  // relative to the baseline's folder, or absolute
@@ -66,6 +82,7 @@ struct BaselineRecord {
   std::optional<std::string> reviewed_commit;  // the baseline repository's commit then
   std::optional<bool> reviewed_clean;          // whether its tree was clean then
   std::optional<EvidenceRef> evidence;
+  std::optional<ClaimedOutcome> claimed;  // imported from published claims
 };
 
 struct ReviewedLane {

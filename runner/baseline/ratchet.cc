@@ -57,8 +57,14 @@ bool DiffersByTimingRulesAlone(const Expected& a, const Expected& b) {
 ScoreAgain WhetherToScoreAgain(const Baseline& baseline, const std::string& id,
                                const std::string& lane, bool gpu, const Scoring& first) {
   auto found = baseline.records.find(id);
-  if (found == baseline.records.end() || !found->second.expected) return ScoreAgain::kNo;
+  if (found == baseline.records.end()) return ScoreAgain::kNo;
   const BaselineRecord& record = found->second;
+  if (!record.expected) {
+    // A claimed record is held to its claim: a difference by timing rules alone may be chance.
+    return record.claimed && DiffersByTimingRulesAlone(first.outcome, record.claimed->outcome)
+               ? ScoreAgain::kTimingRulesAlone
+               : ScoreAgain::kNo;
+  }
   if (DiffersByTimingRulesAlone(first.outcome, *record.expected)) {
     return ScoreAgain::kTimingRulesAlone;
   }
@@ -147,6 +153,67 @@ std::string ReviewedBoard(const Baseline& baseline, const std::string& folder,
   return EvidenceBoard(InBaselineFolder(folder, reviewed_lane->second.evidence));
 }
 
+namespace {
+
+// A claimed record (`ratchet import`): reproduced when it scores the claimed outcome at the
+// claimed band and, on a lane of the claim's board kind, a ranked time within the default
+// tolerance of the claimed one; on another kind of board only the outcome is compared.
+void HoldToClaim(const BaselineRecord& record, const ScoredRecord& scored,
+                 const ContractView& contract, RatchetResult* result) {
+  const ClaimedOutcome& claim = *record.claimed;
+  const std::string& id = record.id;
+  const std::string claimed = OutcomeText(claim.outcome) +
+                              (claim.ranked_ms ? ", " + Ms(*claim.ranked_ms) : "") + " at " +
+                              std::to_string(claim.band_bp) + " bp on " +
+                              (claim.board.empty() ? "an unnamed board" : claim.board);
+  if (record.band_bp != claim.band_bp) {
+    result->errors.push_back(
+        {"claim-not-reproduced", id,
+         "claimed " + claimed + ", but the record is scored at " +
+             (record.band_bp ? std::to_string(*record.band_bp) + " bp"
+                             : "difficulty " + std::to_string(record.difficulty.value_or(0))) +
+             ": score it at the claim's band"});
+    return;
+  }
+  if (!(scored.outcome == claim.outcome)) {
+    const std::string scored_text =
+        scored.first_outcome
+            ? OutcomeText(*scored.first_outcome) + " and again " + OutcomeText(scored.outcome)
+            : OutcomeText(scored.outcome);
+    result->errors.push_back(
+        {"claim-not-reproduced", id, "claimed " + claimed + "; scored " + scored_text});
+    return;
+  }
+  const std::string board = contract.device_name().value_or("");
+  const bool same_kind = GpuLane(contract) && !board.empty() && board == claim.board;
+  if (same_kind && claim.ranked_ms && scored.ranked_ms) {
+    LaneTiming tolerance;
+    tolerance.ranked_ms = *claim.ranked_ms;
+    const double now = scored.rerun_ranked_ms ? *scored.rerun_ranked_ms : *scored.ranked_ms;
+    if (CompareTiming(tolerance, *scored.ranked_ms) != TimingVerdict::kWithin &&
+        CompareTiming(tolerance, now) != TimingVerdict::kWithin) {
+      result->errors.push_back(
+          {"claim-not-reproduced", id,
+           "claimed " + claimed + "; scored " + Ms(*scored.ranked_ms) +
+               (scored.rerun_ranked_ms ? " and again " + Ms(*scored.rerun_ranked_ms) : "") +
+               ", outside the tolerance (5%, at least 0.1 ms) on a board of the claim's kind"});
+      return;
+    }
+    result->notes.push_back("claim-reproduced: " + id + ": claimed " + claimed + "; scored " +
+                            Ms(now) + " on " + board +
+                            ", within the tolerance: review it and promote it");
+    return;
+  }
+  result->notes.push_back(
+      "claim-reproduced: " + id + ": claimed " + claimed + "; scored " +
+      OutcomeText(scored.outcome) + " at the same band on " +
+      (GpuLane(contract) ? (board.empty() ? "an unnamed board" : board) : "a CPU lane") +
+      ": the outcome only, since the claim's time was taken on another kind of board: review "
+      "it and promote it");
+}
+
+}  // namespace
+
 RatchetResult RatchetErrors(const Baseline& baseline, const RatchetInputs& inputs) {
   RatchetResult result;
   // The contract first: across a change of it nothing else is compared.
@@ -226,6 +293,10 @@ RatchetResult RatchetErrors(const Baseline& baseline, const RatchetInputs& input
       result.errors.push_back({"submission-changed", id,
                                record.submission + " has sha256 " + scored.sha256 +
                                    "; the baseline reviewed " + record.sha256});
+    }
+    if (!record.expected && record.claimed) {
+      HoldToClaim(record, scored, contract, &result);
+      continue;
     }
     if (!record.expected) {
       result.errors.push_back({"record-unreviewed", id,

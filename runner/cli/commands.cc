@@ -17,6 +17,8 @@ const std::vector<Command>& Commands() {
       {"contract", "print the run contract of this machine", kContractUsage, RunContract},
       {"datasets", "list the datasets found, where, and their hashes", kDatasetsUsage, RunDatasets},
       {"draw", "write one draw of a run seed (inputs, labels, hidden map)", kDrawUsage, RunDraw},
+      {"import", "take a published claim into a baseline, to be reproduced and reviewed",
+       kImportUsage, RunImport},
       {"key", "make a key pair that signs evidence (`ratchet key new --out FILE`)", kKeyUsage,
        RunKey},
       {"promote", "write reviewed outcomes from verified evidence into a baseline", kPromoteUsage,

@@ -123,8 +123,10 @@ std::string ScoreAgainLine(const Baseline& baseline, const std::string& id,
                            const std::string& lane, ScoreAgain why, const Scoring& first) {
   const BaselineRecord& record = baseline.records.at(id);
   if (why == ScoreAgain::kTimingRulesAlone) {
-    return "record " + id + ": scored " + OutcomeText(first.outcome) + ", reviewed " +
-           OutcomeText(*record.expected) + ": timing rules alone differ: scoring it again\n";
+    return "record " + id + ": scored " + OutcomeText(first.outcome) +
+           (record.expected ? ", reviewed " + OutcomeText(*record.expected)
+                            : ", claimed " + OutcomeText(record.claimed->outcome)) +
+           ": timing rules alone differ: scoring it again\n";
   }
   return "record " + id + ": " + MsText(first.ranked_ms) +
          " ms is outside the tolerance of the reviewed " +
