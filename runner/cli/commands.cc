@@ -23,6 +23,8 @@ const std::vector<Command>& Commands() {
        RunKey},
       {"promote", "write reviewed outcomes from verified evidence into a baseline", kPromoteUsage,
        RunPromote},
+      {"report", "a run's evidence as Markdown for a pull request", kReportUsage,
+       RunReportCommand},
       {"run", "score a baseline's records and hold them to it", kRunUsage, RunRun},
       {"score", "score one submission, every timed call in a fresh sandboxed worker", kScoreUsage,
        RunScore},

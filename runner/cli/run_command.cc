@@ -14,6 +14,7 @@
 #include "baseline/ratchet.h"
 #include "baseline/ratchet_report.h"
 #include "cli/commands.h"
+#include "cli/run_report.h"
 #include "cli/run_sharded.h"
 #include "cli/tool_sha256.h"
 #include "core/version.h"
@@ -35,8 +36,9 @@ namespace ratchet {
 const char kRunUsage[] =
     "usage: ratchet run --baseline FILE [--record ID ...] [--runs N] [--out DIR] [--require-lane]\n"
     "                   [--no-energy] [--json] [--data DIR] [--python PATH] [--rules ID|FILE]\n"
-    "                   [--sign KEY] [--executor local|slurm [EXECUTOR OPTIONS]]\n"
-    "       ratchet run --resume DIR [--json] [--sign KEY]\n"
+    "                   [--sign KEY] [--markdown FILE]\n"
+    "                   [--executor local|slurm [EXECUTOR OPTIONS]]\n"
+    "       ratchet run --resume DIR [--json] [--sign KEY] [--markdown FILE]\n"
     "                   [--executor local|slurm [EXECUTOR OPTIONS]]\n"
     "\n"
     "Scores every record of the baseline FILE (records.json; docs/baseline.md), or the records\n"
@@ -63,6 +65,8 @@ const char kRunUsage[] =
     "                   default: $RATCHET_SIGNING_KEY, when set) as the last step before the\n"
     "                   directory takes its name (a sharded run: its MANIFEST.json, when it is\n"
     "                   collected); SIGNATURE.json, docs/evidence.md\n"
+    "  --markdown FILE  also write the run's summary for a pull request to FILE (as `ratchet\n"
+    "                   report DIR --markdown FILE` writes it)\n"
     "  --json           print the result as JSON on stdout (progress goes to stderr)\n"
     "  --data DIR       search DIR first for datasets (see `ratchet datasets --help`)\n"
     "  --python PATH    the interpreter for Python submissions (default: $RATCHET_PYTHON, else\n"
@@ -165,6 +169,19 @@ Json RatchetPartOf(const RunRequest& request, const RunOutcome& outcome) {
 void PrintRunOutcome(const RunRequest& request, const RunOutcome& outcome,
                      CommandContext& context) {
   const RatchetResult& ratchet = outcome.ratchet;
+  if (request.markdown) {
+    // Read back from the evidence, as `ratchet report` reads it: what the reviewer sees is what
+    // the evidence holds.
+    Result<RunReport> report = ReadRunReport(outcome.evidence);
+    Status written = report.ok() ? WriteFileAtomic(*request.markdown, MarkdownReport(*report))
+                                 : report.status();
+    if (!written.ok()) {
+      context.err << "ratchet run: the Markdown summary was not written: " << written.message()
+                  << "\n";
+    } else if (!request.json) {
+      context.err << "summary: " << *request.markdown << "\n";
+    }
+  }
   if (request.json) {
     Json errors = Json::array();
     for (const RatchetError& error : ratchet.errors) {
@@ -519,6 +536,7 @@ int Run(CommandContext& context) {
                                                  {"rules", true},
                                                  {"no-energy", false},
                                                  {"sign", true},
+                                                 {"markdown", true},
                                                  {"executor", true},
                                                  {"devices", true},
                                                  {"jobs", true},
@@ -547,8 +565,8 @@ int Run(CommandContext& context) {
                                   flag));
       }
     }
-    return ResumeSharded(*args->Get("resume"), *sharded, json, *signing_key, context,
-                         CheckResumedRequest);
+    return ResumeSharded(*args->Get("resume"), *sharded, json, *signing_key, args->Get("markdown"),
+                         context, CheckResumedRequest);
   }
   if (!args->Has("baseline")) {
     return fail(
@@ -565,6 +583,7 @@ int Run(CommandContext& context) {
                       SessionOptionsFromArgs(*args, "run"), args->Has("require-lane"), json);
   if (!request.ok()) return fail(request.status());
   request->options.signing_key = *signing_key;
+  request->markdown = args->Get("markdown");
   if (*sharded) return RunSharded(*request, **sharded, context);
   return RunDirect(*request, context);
 }

@@ -823,7 +823,7 @@ int RunSharded(RunRequest& request, const ShardedRunOptions& options, CommandCon
 
 int ResumeSharded(const std::string& dir_given, const std::optional<ShardedRunOptions>& given,
                   bool json, const std::optional<std::string>& signing_key,
-                  CommandContext& context,
+                  const std::optional<std::string>& markdown, CommandContext& context,
                   Result<RunRequest> (*check)(const Json& inputs, bool json)) {
   auto fail = [&](const Status& status) { return ReportError(context.err, "run", status); };
   if (!IsShardedRun(dir_given)) {
@@ -857,6 +857,7 @@ int ResumeSharded(const std::string& dir_given, const std::optional<ShardedRunOp
   Result<RunRequest> request = check(state.run.inputs, json);
   if (!request.ok()) return fail(request.status());
   request->options.signing_key = signing_key;
+  request->markdown = markdown;
   ShardedRunOptions options;
   if (given) {
     options = *given;

@@ -32,6 +32,7 @@ struct RunRequest {
   bool require_lane = false;
   bool json = false;
   SessionOptions options;  // --data, --python, --rules, --out, --no-energy
+  std::optional<std::string> markdown;  // --markdown FILE: the run's summary for a pull request
 };
 
 // Runs of `record` on a lane with (`gpu`) or without a GPU: --runs, else the record's, else 1 on
@@ -88,6 +89,7 @@ int RunSharded(RunRequest& request, const ShardedRunOptions& options, CommandCon
 // `signing_key` (--sign) signs the run's MANIFEST.json when it is collected.
 int ResumeSharded(const std::string& dir, const std::optional<ShardedRunOptions>& options,
                   bool json, const std::optional<std::string>& signing_key,
+                  const std::optional<std::string>& markdown,
                   CommandContext& context,
                   Result<RunRequest> (*check)(const Json& inputs, bool json));
 

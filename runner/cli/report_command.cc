@@ -1,0 +1,54 @@
+// `ratchet report DIR --markdown [FILE]`: a run's evidence as the summary a reviewer pastes into
+// a pull request (run_report.h).
+#include <ostream>
+
+#include "cli/commands.h"
+#include "cli/run_report.h"
+#include "core/args.h"
+#include "core/exit_codes.h"
+#include "core/file.h"
+#include "core/status.h"
+
+namespace ratchet {
+
+const char kReportUsage[] =
+    "usage: ratchet report DIR --markdown [FILE]\n"
+    "\n"
+    "Writes a run's evidence (an evidence directory of `ratchet run` or `ratchet score`, or a\n"
+    "sharded run) as Markdown for a pull request: the contract in one line, then one row per\n"
+    "record (the baseline's expected outcome, the outcome scored, the ranked time against the\n"
+    "reviewed one on the run's lane, the energy per call, the ratchet's codes), the records\n"
+    "with an error first; the notes folded below. The expected outcomes and reviewed times come\n"
+    "from the baseline the run names, when it is still the one the run was held to.\n"
+    "\n"
+    "  --markdown [FILE]  write to FILE (replaced atomically), or to stdout without one\n"
+    "\n"
+    "Exit codes: 0 written; 2 bad usage, or DIR is not a run's evidence; 3 FILE cannot be "
+    "written\n";
+
+int RunReportCommand(CommandContext& context) {
+  auto fail = [&](const Status& status) { return ReportError(context.err, "report", status); };
+  Result<Args> args = Args::Parse(context.argv, {{"markdown", false}});
+  if (!args.ok()) return fail(args.status());
+  std::vector<std::string> positional = args->positional();
+  if (!args->Has("markdown")) {
+    return fail(Status::Usage("say what to write: --markdown [FILE]"));
+  }
+  if (positional.empty() || positional.size() > 2) {
+    return fail(Status::Usage("name one run's evidence: ratchet report DIR --markdown [FILE]"));
+  }
+  const std::string dir = positional[0];
+  Result<RunReport> report = ReadRunReport(dir);
+  if (!report.ok()) return fail(report.status());
+  const std::string markdown = MarkdownReport(*report);
+  if (positional.size() == 2) {
+    Status written = WriteFileAtomic(positional[1], markdown);
+    if (!written.ok()) return fail(written);
+    context.out << "wrote " << positional[1] << "\n";
+  } else {
+    context.out << markdown;
+  }
+  return kExitSuccess;
+}
+
+}  // namespace ratchet
