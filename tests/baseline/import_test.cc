@@ -139,6 +139,15 @@ TEST_F(ImportTest, AnImportedClaimIsReproducedOrNotThenPromoted) {
   ASSERT_EQ(run.exit_code, 0) << run.out << run.err;
   EXPECT_EQ(Import("ncm-claimed", dir_ / "submissions/ncm.py", {Claim("a", at_20)}).exit_code, 2)
       << "an id imported twice";
+  // Two records the reference scorer itself made of ncm.py on an H200 (testdata/, SOURCE.md).
+  const std::string seed = SourceDir() + "/tests/baseline/testdata/seed-claims-h200/";
+  run = Import("ncm-h200", dir_ / "submissions/ncm.py",
+               {seed + "ncm-run-1.json", seed + "ncm-run-2.json"});
+  ASSERT_EQ(run.exit_code, 0) << run.out << run.err;
+  const Json h200 = Json::parse(*ReadFile(baseline()))["records"]["ncm-h200"]["claimed"];
+  EXPECT_EQ(h200["board"], "NVIDIA H200");
+  EXPECT_DOUBLE_EQ(h200["ranked_ms"].get<double>(),
+                   (0.8355069200599172 + 0.8811474904609691) / 2);
 
   const Json record = Json::parse(*ReadFile(baseline()))["records"]["ncm-claimed"];
   EXPECT_EQ(record["submission"], "submissions/ncm.py");
@@ -166,6 +175,7 @@ TEST_F(ImportTest, AnImportedClaimIsReproducedOrNotThenPromoted) {
                    }())["ranked_ms"];
   EXPECT_DOUBLE_EQ(claimed["ranked_ms"].get<double>(), (a + b) / 2);
 
+  std::filesystem::create_directories(dir_ / "evidence");
   const std::string evidence = dir_ / "evidence/run";
   run = RunRatchet({"run", "--baseline", baseline(), "--out", evidence, "--json"});
   EXPECT_EQ(run.exit_code, 1) << run.out << run.err;
@@ -181,6 +191,17 @@ TEST_F(ImportTest, AnImportedClaimIsReproducedOrNotThenPromoted) {
   EXPECT_TRUE(Contains(reproduced, "the outcome only, since the claim's time was taken on another "
                                    "kind of board"))
       << result.dump(2);
+  // The reference scorer's own claims: on a CPU lane, their outcome reproduced.
+  const std::string contract = *ReadFile(evidence + "/contract.json");
+  if (Json::parse(contract)["lane"]["device"]["kind"] == "cpu") {
+    bool seen = false;
+    for (const Json& note : result["notes"]) {
+      seen = seen || Contains(note, "claim-reproduced: ncm-h200: claimed qualified, 0.858 ms at "
+                                    "2000 bp on NVIDIA H200; scored qualified at the same band on "
+                                    "a CPU lane: the outcome only");
+    }
+    EXPECT_TRUE(seen) << result.dump(2);
+  }
 
   run = RunRatchet({"promote", "--baseline", baseline(), "--evidence", evidence, "--record",
                     "ncm-claimed", "--reason", "reproduced on this lane", "--reviewer", "a test"});

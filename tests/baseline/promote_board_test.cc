@@ -485,6 +485,46 @@ TEST_F(PromoteOnAGpuLane, OnlyEvidenceSignedByAListedReviewerIsPromoted) {
   EXPECT_TRUE(Json::parse(*ReadFile(baseline()))["records"]["ncm"].contains("expected"));
 }
 
+// `ratchet report DIR --markdown`: the contract in one line, a row per record with the
+// baseline's expected outcome and reviewed time, the records with an error first; once the
+// baseline has moved on, the run's expected outcomes are no longer shown, and it says why.
+TEST_F(PromoteOnAGpuLane, TheMarkdownReportShowsTheDifferencesFirst) {
+  WriteBaseline(baseline(), {"a-clean", "b-changed"});
+  FixtureOptions options = Gpu(1.2);
+  options.records = {FixtureRecord{}, FixtureRecord{}};
+  options.records[0].id = "a-clean";
+  options.records[1].id = "b-changed";
+  options.records[1].ms = 2.5;
+  const std::string evidence = Evidence(
+      options, {{"record-unreviewed", "a-clean"}, {"record-unreviewed", "b-changed"}});
+  BinaryRun run = PromoteArgs(evidence, {"--record", "a-clean", "--reason", "reviewed"});
+  ASSERT_EQ(run.exit_code, 0) << run.out << run.err;
+  const std::string second = Evidence(options, {{"record-unreviewed", "b-changed"}});
+  const std::string markdown = dir_ / "summary.md";
+  run = RunRatchet({"report", second, "--markdown", markdown});
+  ASSERT_EQ(run.exit_code, 0) << run.out << run.err;
+  const std::string md = *ReadFile(markdown);
+  EXPECT_EQ(md.rfind("### ratchet: 1 difference(s)\n", 0), 0u) << md;
+  EXPECT_NE(md.find("Contract: scorer "), std::string::npos) << md;
+  EXPECT_NE(md.find("lane " + FixtureLane(options)["id"].get<std::string>() + " (NVIDIA H200)"),
+            std::string::npos)
+      << md;
+  const size_t changed = md.find("| b-changed | (unreviewed) | qualified | ");
+  const size_t clean = md.find("| a-clean | qualified | qualified | ");
+  ASSERT_NE(changed, std::string::npos) << md;
+  ASSERT_NE(clean, std::string::npos) << md;
+  EXPECT_LT(changed, clean) << "the record with an error comes first\n" << md;
+  EXPECT_NE(md.find("`record-unreviewed` |", changed), std::string::npos) << md;
+  // To stdout without a file; the first run's baseline has changed since.
+  run = RunRatchet({"report", evidence, "--markdown"});
+  ASSERT_EQ(run.exit_code, 0) << run.out << run.err;
+  EXPECT_NE(run.out.find("has changed since the run: expected outcomes not shown"),
+            std::string::npos)
+      << run.out;
+  EXPECT_EQ(RunRatchet({"report", dir_ / "nothing", "--markdown"}).exit_code, 2);
+  EXPECT_EQ(RunRatchet({"report", evidence}).exit_code, 2);
+}
+
 // Promotes of different records from one run, started at once: one promote at a time holds the
 // baseline, so the first writes and every other one, reading what the first wrote, is refused
 // (its run was compared with the baseline before it); no promotion is lost silently, the baseline
