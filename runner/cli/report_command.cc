@@ -1,8 +1,9 @@
-// `ratchet report DIR --markdown [FILE]`: a run's evidence as the summary a reviewer pastes into
-// a pull request (run_report.h).
+// `ratchet report`: a run's evidence as the summary a reviewer pastes into a pull request
+// (run_report.h, --markdown), or runs' evidence as one page of plots (html_report.h, --html).
 #include <ostream>
 
 #include "cli/commands.h"
+#include "cli/html_report.h"
 #include "cli/run_report.h"
 #include "core/args.h"
 #include "core/exit_codes.h"
@@ -13,6 +14,7 @@ namespace ratchet {
 
 const char kReportUsage[] =
     "usage: ratchet report DIR --markdown [FILE]\n"
+    "       ratchet report DIR [DIR ...] --html FILE\n"
     "\n"
     "Writes a run's evidence (an evidence directory of `ratchet run` or `ratchet score`, or a\n"
     "sharded run) as Markdown for a pull request: the contract in one line, then one row per\n"
@@ -22,17 +24,34 @@ const char kReportUsage[] =
     "from the baseline the run names, when it is still the one the run was held to.\n"
     "\n"
     "  --markdown [FILE]  write to FILE (replaced atomically), or to stdout without one\n"
+    "  --html FILE        write one self-contained HTML page (no network, no script from\n"
+    "                     elsewhere): each record's per-call times for every run against its\n"
+    "                     reviewed tolerance, each call's unexplained time, the energy windows\n"
+    "                     where measured, and for several DIRs (oldest first) of one record, its\n"
+    "                     ranked time across them\n"
     "\n"
     "Exit codes: 0 written; 2 bad usage, or DIR is not a run's evidence; 3 FILE cannot be "
     "written\n";
 
 int RunReportCommand(CommandContext& context) {
   auto fail = [&](const Status& status) { return ReportError(context.err, "report", status); };
-  Result<Args> args = Args::Parse(context.argv, {{"markdown", false}});
+  Result<Args> args = Args::Parse(context.argv, {{"markdown", false}, {"html", true}});
   if (!args.ok()) return fail(args.status());
   std::vector<std::string> positional = args->positional();
+  if (args->Has("html")) {
+    if (args->Has("markdown")) return fail(Status::Usage("write one: --markdown or --html"));
+    if (positional.empty()) {
+      return fail(Status::Usage("name the runs' evidence: ratchet report DIR [DIR ...] --html FILE"));
+    }
+    Result<Json> data = HtmlReportData(positional);
+    if (!data.ok()) return fail(data.status());
+    Status written = WriteFileAtomic(*args->Get("html"), HtmlReport(*data));
+    if (!written.ok()) return fail(written);
+    context.out << "wrote " << *args->Get("html") << "\n";
+    return kExitSuccess;
+  }
   if (!args->Has("markdown")) {
-    return fail(Status::Usage("say what to write: --markdown [FILE]"));
+    return fail(Status::Usage("say what to write: --markdown [FILE] or --html FILE"));
   }
   if (positional.empty() || positional.size() > 2) {
     return fail(Status::Usage("name one run's evidence: ratchet report DIR --markdown [FILE]"));

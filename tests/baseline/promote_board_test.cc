@@ -7,8 +7,11 @@
 // before anything is written, and a refusal says nothing was promoted.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <functional>
+#include <map>
+#include <sstream>
 #include <future>
 #include <string>
 #include <vector>
@@ -18,6 +21,7 @@
 #include "baseline/ratchet_report.h"
 #include "core/file.h"
 #include "core/sha256.h"
+#include "core/subprocess.h"
 #include "evidence/layout.h"
 #include "evidence/signature.h"
 #include "rules/rule_set.h"
@@ -523,6 +527,87 @@ TEST_F(PromoteOnAGpuLane, TheMarkdownReportShowsTheDifferencesFirst) {
       << run.out;
   EXPECT_EQ(RunRatchet({"report", dir_ / "nothing", "--markdown"}).exit_code, 2);
   EXPECT_EQ(RunRatchet({"report", evidence}).exit_code, 2);
+}
+
+// `ratchet report --html`: one self-contained page, loaded by a real browser (Debian's chromium,
+// headless, which scripts/setup installs): its inline script draws every plot the evidence calls
+// for, logs no error, and reaches nothing outside the page. The evidence: a fixture run held to a
+// baseline with a reviewed time on its lane (so its calls plot shows the tolerance), and the
+// bundled baseline's two evidence directories (the energy windows of the H200 one's measured runs;
+// ranked time across the directories for the records they share).
+TEST_F(PromoteOnAGpuLane, TheHtmlReportDrawsEveryPlotInABrowser) {
+  Result<ProcessResult> found = RunProcess({"sh", "-c", "command -v chromium"}, 10);
+  ASSERT_TRUE(found.ok() && found->exit_code == 0)
+      << "no chromium on PATH: scripts/setup installs Debian's chromium for this test";
+  BinaryRun run = PromoteArgs(Evidence(Gpu(1.2), {{"record-unreviewed", "ncm"}}),
+                              {"--record", "ncm", "--reason", "reviewed"});
+  ASSERT_EQ(run.exit_code, 0) << run.out << run.err;
+  const std::string reviewed = Evidence(Gpu(1.25), {});
+  std::vector<std::string> dirs = {reviewed};
+  std::vector<std::string> expected = {"calls:0:ncm", "unexplained:0:ncm"};
+  int index = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(RATCHET_SOURCE_ROOT "/baselines/evidence")) {
+    dirs.push_back(entry.path().string());
+  }
+  std::sort(dirs.begin() + 1, dirs.end());
+  std::map<std::string, int> seen;  // records with a ranked time, by how many directories
+  for (const std::string& dir : dirs) {
+    const Json report = Json::parse(*ReadFile(dir + "/report.json"));
+    for (const auto& [id, record] : report["records"].items()) {
+      const Json& scored = record.contains("rerun") ? record["rerun"] : record;
+      if (scored["ranked_ms"].is_number()) ++seen[id];
+      if (dir == reviewed) continue;
+      expected.push_back("calls:" + std::to_string(index) + ":" + id);
+      expected.push_back("unexplained:" + std::to_string(index) + ":" + id);
+      for (int k = 1; k <= static_cast<int>(record["runs"].size()); ++k) {
+        const std::string energy =
+            dir + "/records/" + id + "/run-" + std::to_string(k) + "/energy.json";
+        if (PathExists(energy) &&
+            !Json::parse(*ReadFile(energy)).value("windows", Json::array()).empty()) {
+          expected.push_back("energy:" + std::to_string(index) + ":" + id + ":" + std::to_string(k));
+        }
+      }
+    }
+    ++index;
+  }
+  for (const auto& [id, count] : seen) {
+    if (count > 1) expected.push_back("ranked:" + id);
+  }
+  ASSERT_GT(expected.size(), 8u);
+  ASSERT_TRUE(std::any_of(expected.begin(), expected.end(),
+                          [](const std::string& id) { return id.rfind("energy:", 0) == 0; }));
+
+  const std::string page = dir_ / "report.html";
+  std::vector<std::string> args = {"report"};
+  args.insert(args.end(), dirs.begin(), dirs.end());
+  args.insert(args.end(), {"--html", page});
+  run = RunRatchet(args);
+  ASSERT_EQ(run.exit_code, 0) << run.out << run.err;
+  const std::string html = *ReadFile(page);
+  EXPECT_EQ(html.find("http://"), html.find("http://www.w3.org/2000/svg")) << "nothing fetched";
+  EXPECT_EQ(html.find("https://"), std::string::npos);
+  EXPECT_EQ(html.find("<script src"), std::string::npos);
+
+  Result<ProcessResult> browser = RunProcess(
+      {"chromium", "--headless", "--no-sandbox", "--disable-gpu", "--enable-logging=stderr",
+       "--v=0", "--user-data-dir=" + std::string(dir_ / "chromium"), "--dump-dom",
+       "file://" + page},
+      120);
+  ASSERT_TRUE(browser.ok()) << browser.status().message();
+  ASSERT_EQ(browser->exit_code, 0) << browser->err;
+  // A script error is logged as a console message ("Uncaught ..."); none may be.
+  std::stringstream lines(browser->err);
+  for (std::string line; std::getline(lines, line);) {
+    EXPECT_EQ(line.find(":CONSOLE"), std::string::npos) << line;
+  }
+  const std::string& dom = browser->out;
+  for (const std::string& id : expected) {
+    EXPECT_NE(dom.find("data-plot=\"" + id + "\""), std::string::npos) << "missing plot " << id;
+  }
+  EXPECT_NE(dom.find("data-plots=\"" + std::to_string(expected.size()) + "\""), std::string::npos)
+      << "not exactly the plots expected";
+  EXPECT_NE(dom.find("data-band=\"reviewed\""), std::string::npos)
+      << "the reviewed tolerance is drawn on the fixture run's calls";
 }
 
 // Promotes of different records from one run, started at once: one promote at a time holds the
