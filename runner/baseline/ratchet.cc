@@ -159,7 +159,7 @@ namespace {
 // claimed band and, on a lane of the claim's board kind, a ranked time within the default
 // tolerance of the claimed one; on another kind of board only the outcome is compared.
 void HoldToClaim(const BaselineRecord& record, const ScoredRecord& scored,
-                 const ContractView& contract, RatchetResult* result) {
+                 const ContractView& contract, bool untimed, RatchetResult* result) {
   const ClaimedOutcome& claim = *record.claimed;
   const std::string& id = record.id;
   const std::string claimed = OutcomeText(claim.outcome) +
@@ -185,7 +185,8 @@ void HoldToClaim(const BaselineRecord& record, const ScoredRecord& scored,
     return;
   }
   const std::string board = contract.device_name().value_or("");
-  const bool same_kind = GpuLane(contract) && !board.empty() && board == claim.board;
+  // Runs scored on several lanes (a sharded run's) have no one board's time to compare.
+  const bool same_kind = GpuLane(contract) && !board.empty() && board == claim.board && !untimed;
   if (same_kind && claim.ranked_ms && scored.ranked_ms) {
     LaneTiming tolerance;
     tolerance.ranked_ms = *claim.ranked_ms;
@@ -295,7 +296,7 @@ RatchetResult RatchetErrors(const Baseline& baseline, const RatchetInputs& input
                                    "; the baseline reviewed " + record.sha256});
     }
     if (!record.expected && record.claimed) {
-      HoldToClaim(record, scored, contract, &result);
+      HoldToClaim(record, scored, contract, inputs.untimed.count(id) > 0, &result);
       continue;
     }
     if (!record.expected) {

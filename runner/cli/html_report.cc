@@ -74,9 +74,16 @@ void ReadRuns(const std::string& root, Json* records) {
       if (!json.ok() || !json->is_object() || !json->value("windows", Json()).is_array()) continue;
       Json windows = Json::array();
       for (const Json& window : (*json)["windows"]) {
-        const double joules = window.value("joules", 0.0), seconds = window.value("seconds", 0.0);
+        // A window of any other shape (a damaged file) is left out, not a reason to fail.
+        if (!window.is_object() || !window.value("joules", Json()).is_number() ||
+            !window.value("seconds", Json()).is_number()) {
+          continue;
+        }
+        const double joules = window["joules"].get<double>(),
+                     seconds = window["seconds"].get<double>();
         if (seconds <= 0) continue;
-        windows.push_back({{"name", window.value("name", std::string("?"))},
+        const Json name = window.value("name", Json());
+        windows.push_back({{"name", name.is_string() ? name.get<std::string>() : "?"},
                            {"watts", joules / seconds},
                            {"seconds", seconds}});
       }
@@ -183,7 +190,7 @@ function plot(container, id, title, series, xlabel, ylabel, band, bars) {
   });
 }
 const main = document.getElementById("plots");
-const byRecord = {};
+const byRecord = Object.create(null);  // record ids such as "constructor" are plain keys
 data.runs.forEach((run, r) => {
   const section = document.createElement("section");
   const heading = document.createElement("h2");
@@ -255,7 +262,7 @@ std::string HtmlReport(const Json& data) {
          "max-width:70em}figure{margin:0.5em 0}figcaption{font-size:0.9em;color:#333}"
          "h2{border-bottom:1px solid #ccc}</style>\n</head><body>\n<h1>ratchet report</h1>\n"
          "<main id=\"plots\"></main>\n<script type=\"application/json\" id=\"data\">" +
-         ScriptSafe(data.dump()) + "</script>\n<script>" + kScript + "</script>\n</body></html>\n";
+         ScriptSafe(data.dump(-1, ' ', false, Json::error_handler_t::replace)) + "</script>\n<script>" + kScript + "</script>\n</body></html>\n";
 }
 
 }  // namespace ratchet

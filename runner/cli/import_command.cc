@@ -140,6 +140,12 @@ int RunImport(CommandContext& context) {
       return refuse(claim + " stands but is not an official claim (" + why +
                     "): only official claims are held to");
     }
+    if (audit->reference->device.empty() || !audit->reference->sandboxed) {
+      return refuse(claim + " does not say " +
+                    (audit->reference->device.empty() ? "which board it was scored on"
+                                                      : "that it ran in the sandbox") +
+                    ": only official claims are held to");
+    }
     if (audit->reference->source_sha256.empty()) {
       return refuse(claim + " names no submission (no source_sha256): it cannot be tied to " +
                     file);
@@ -147,7 +153,13 @@ int RunImport(CommandContext& context) {
     taken.push_back(*audit->reference);
     Result<std::string> claim_bytes = ReadFile(claim, 64u << 20);
     if (!claim_bytes.ok()) return fail(claim_bytes.status());
-    files.push_back({RelativeTo(DirName(baseline_path), claim), Sha256Hex(*claim_bytes)});
+    const std::string claim_sha256 = Sha256Hex(*claim_bytes);
+    for (const ClaimFile& earlier : files) {
+      if (earlier.sha256 == claim_sha256) {
+        return refuse(claim + " is the claim " + earlier.path + " again: give each claim once");
+      }
+    }
+    files.push_back({RelativeTo(DirName(baseline_path), claim), claim_sha256});
   }
   const ReferenceClaim& first = taken.front();
   for (size_t i = 1; i < taken.size(); ++i) {

@@ -221,13 +221,16 @@ bool IsInside(const std::string& path, const std::string& folder) {
          path[folder.size()] == '/';
 }
 
-// Copies a verified evidence directory, file by file as its manifest lists them, into `target`
+// Copies a verified evidence directory, file by file as its manifest lists them (and its
+// SIGNATURE.json, when signed), into `target`
 // (a fresh directory: renamed into place only when whole), and checks the copy's manifest hash.
 Status CopyEvidence(const std::string& source, const std::vector<ManifestEntry>& manifest,
                     const std::string& manifest_sha256, const std::string& target) {
   Result<FreshDirectory> fresh = FreshDirectory::Begin(target);
   if (!fresh.ok()) return fresh.status();
   std::vector<std::string> files = {"MANIFEST.json"};
+  // The signature over the manifest goes with it: the copy stays signed.
+  if (PathExists(source + "/" + kSignatureFile)) files.push_back(kSignatureFile);
   for (const ManifestEntry& entry : manifest) files.push_back(entry.path);
   for (const std::string& file : files) {
     Result<std::string> bytes = ReadFile(source + "/" + file);

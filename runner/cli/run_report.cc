@@ -45,13 +45,20 @@ std::string ContractLine(const Json& contract) {
   return line;
 }
 
-// Markdown table cells hold no raw '|' or line break.
+// Text from the evidence, as Markdown shows it and nothing more: no raw '|' (a table cell),
+// line break, HTML tag or entity, link or code span.
 std::string Cell(std::string text) {
   std::string out;
   for (char c : text) {
-    if (c == '|') out += "\\|";
-    else if (c == '\n') out += ' ';
-    else out += c;
+    switch (c) {
+      case '|': out += "\\|"; break;
+      case '\n': case '\r': out += ' '; break;
+      case '<': out += "&lt;"; break;
+      case '>': out += "&gt;"; break;
+      case '&': out += "&amp;"; break;
+      case '`': case '[': case ']': case '*': case '_': out += "\\"; out += c; break;
+      default: out += c;
+    }
   }
   return out;
 }
@@ -68,6 +75,8 @@ Result<RunReport> ReadRunReport(const std::string& dir) {
     out.status = run->state;
     out.exit_code = run->exit_code;
     report = run->report;
+    // run.json keeps the report's records and ratchet part, without report.json's schema.
+    if (report.is_object() && !report.contains("schema")) report["schema"] = kReportSchema;
     for (const ShardedRunShard& s : run->shards) {
       Result<std::string> text = ReadFile(ShardFolder(dir, s.shard.id) + "/" + kContractFile);
       if (!text.ok()) continue;
@@ -178,11 +187,11 @@ std::string MarkdownReport(const RunReport& report) {
                                                                   : std::to_string(differing) +
                                                                         " difference(s)") +
                    "\n\n";
-  md += "`" + report.path + "`: " + report.status + ", exit " +
+  md += Cell(report.path) + ": " + report.status + ", exit " +
         std::to_string(report.exit_code) + "  \n";
-  md += "Contract: " + report.contract_line + "  \n";
-  if (!report.baseline.empty()) md += "Baseline: `" + report.baseline + "`  \n";
-  if (!report.baseline_note.empty()) md += "_" + report.baseline_note + "_  \n";
+  md += "Contract: " + Cell(report.contract_line) + "  \n";
+  if (!report.baseline.empty()) md += "Baseline: " + Cell(report.baseline) + "  \n";
+  if (!report.baseline_note.empty()) md += Cell(report.baseline_note) + "  \n";
   md += "\n";
   if (!report.run_errors.empty()) {
     md += "**Run errors**\n\n";

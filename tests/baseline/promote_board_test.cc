@@ -471,8 +471,9 @@ TEST_F(PromoteOnAGpuLane, OnlyEvidenceSignedByAListedReviewerIsPromoted) {
 
   FixtureOptions by_alice = Gpu(1.2);
   by_alice.signing_key = alice->private_pem;
-  const std::string signed_evidence = Evidence(by_alice, {{"record-unreviewed", "ncm"}});
   TempDir copies;
+  const std::string signed_evidence =
+      Evidence(by_alice, {{"record-unreviewed", "ncm"}}, copies / "signed");
   const std::string rewritten = copies / "rewritten";
   std::filesystem::copy(signed_evidence, rewritten, std::filesystem::copy_options::recursive);
   ASSERT_TRUE(EditJsonAndRemanifest(rewritten, "status.json", [](Json& status) {
@@ -487,6 +488,10 @@ TEST_F(PromoteOnAGpuLane, OnlyEvidenceSignedByAListedReviewerIsPromoted) {
   BinaryRun signed_run = promote(signed_evidence);
   EXPECT_EQ(signed_run.exit_code, 0) << signed_run.out << signed_run.err;
   EXPECT_TRUE(Json::parse(*ReadFile(baseline()))["records"]["ncm"].contains("expected"));
+  // The copy beside the baseline keeps its signature.
+  const SignatureCheck copied = CheckSignature(dir_ / "evidence/signed");
+  EXPECT_TRUE(copied.valid) << copied.problem;
+  EXPECT_EQ(copied.public_hex, alice->public_hex);
 }
 
 // `ratchet report DIR --markdown`: the contract in one line, a row per record with the

@@ -19,6 +19,7 @@
 #include "core/canonical_json.h"
 #include "core/file.h"
 #include "core/sha256.h"
+#include "evidence/signature.h"
 #include "core/subprocess.h"
 #include "support/checkout.h"
 #include "support/fast_rules.h"
@@ -160,11 +161,27 @@ TEST(ShardedRunTest, ALocalRunIsCollectedVerifiedAndAudited) {
   if (!HavePython()) GTEST_SKIP() << "no python3 that imports torch";
   Workspace space;
   const std::string out = space.dir() / "run";
-  BinaryRun run = RunRatchet(space.Args(out, {"--executor", "local", "--jobs", "2"}));
+  // Signed with a key made here; its summary for a pull request written beside it.
+  Result<KeyPair> key = NewKeyPair();
+  ASSERT_TRUE(key.ok());
+  const std::string key_file = space.dir() / "key";
+  ASSERT_TRUE(WriteFileAtomic(key_file, key->private_pem, 0600).ok());
+  const std::string summary = space.dir() / "summary.md";
+  BinaryRun run = RunRatchet(space.Args(
+      out, {"--executor", "local", "--jobs", "2", "--sign", key_file, "--markdown", summary}));
   ASSERT_EQ(run.exit_code, 0) << run.out << run.err;
   EXPECT_TRUE(Contains(run.out, "4 shard(s), executor local")) << run.out;
   EXPECT_TRUE(Contains(run.out, "ok: every record as")) << run.out;
   ExpectCompleteAndStanding(out, space.rules());
+  BinaryRun signed_audit = RunRatchet({"audit", out, "--rules", space.rules()});
+  EXPECT_TRUE(Contains(signed_audit.out, "checked: signed by key " + KeyId(key->public_hex)))
+      << signed_audit.out;
+  EXPECT_FALSE(PathExists(out + "/shards/" + RunJson(out)["shards"][0]["id"].get<std::string>() +
+                          "/SIGNATURE.json"))
+      << "the run's manifest is signed, not each shard";
+  ASSERT_TRUE(PathExists(summary)) << run.err;
+  EXPECT_EQ(ReadFile(summary)->rfind("### ratchet: as the baseline expects", 0), 0u)
+      << *ReadFile(summary);
   const Json json = RunJson(out);
   ASSERT_EQ(json["shards"].size(), 4u);
   std::set<std::string> ids, seeds;
@@ -250,6 +267,11 @@ TEST(ShardedRunTest, ALocalRunIsCollectedVerifiedAndAudited) {
     BinaryRun audit = RunRatchet({"audit", copy, "--rules", space.rules()});
     EXPECT_EQ(audit.exit_code, 1) << tamper.name << "\n" << audit.out << audit.err;
     EXPECT_TRUE(Contains(audit.out, tamper.named)) << tamper.name << "\n" << audit.out;
+    if (tamper.reseal) {
+      // A rewrite resealed consistently no longer verifies against the run's signature.
+      EXPECT_TRUE(Contains(audit.out, "SIGNATURE.json: MANIFEST.json is not the one signed"))
+          << tamper.name << "\n" << audit.out;
+    }
     std::filesystem::remove_all(copy);
   }
 }
