@@ -109,9 +109,8 @@ Result<Json> HtmlReportData(const std::vector<std::string>& dirs) {
       record["ranked_ms"] = ranked ? Json(*ranked) : Json();
       record["reviewed_ms"] = row.reviewed_ms ? Json(*row.reviewed_ms) : Json();
       if (row.reviewed_ms) {
-        // The default tolerance of a reviewed time: max(5%, 0.1 ms) either side.
-        const double width = std::max(0.05 * *row.reviewed_ms, 0.1);
-        record["band"] = {*row.reviewed_ms - width, *row.reviewed_ms + width};
+        // The record's own tolerance either side of its reviewed time.
+        record["band"] = {*row.reviewed_ms - row.tolerance_ms, *row.reviewed_ms + row.tolerance_ms};
       }
       if (!record.contains("runs")) record["runs"] = Json::array();
       if (!record.contains("energy")) record["energy"] = Json::array();

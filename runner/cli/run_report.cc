@@ -155,8 +155,17 @@ Result<RunReport> ReadRunReport(const std::string& dir) {
                        : reviewed.claimed ? "claimed " + OutcomeText(reviewed.claimed->outcome)
                                           : "(unreviewed)";
         auto timing = reviewed.timing.find(lane);
-        if (timing != reviewed.timing.end()) row.reviewed_ms = timing->second.ranked_ms;
-        else if (!reviewed.expected && reviewed.claimed) row.reviewed_ms = reviewed.claimed->ranked_ms;
+        LaneTiming tolerance;  // the default, for a claimed time
+        if (timing != reviewed.timing.end()) {
+          row.reviewed_ms = timing->second.ranked_ms;
+          tolerance = timing->second;
+        } else if (!reviewed.expected && reviewed.claimed) {
+          row.reviewed_ms = reviewed.claimed->ranked_ms;
+        }
+        if (row.reviewed_ms) {
+          row.tolerance_ms =
+              std::max(tolerance.relative * *row.reviewed_ms, tolerance.absolute_ms);
+        }
       }
     }
     if (part) {

@@ -19,6 +19,7 @@ struct RunReportRow {
   std::string scored;    // the outcome compared (a second scoring's, when there is one)
   std::optional<double> ranked_ms, again_ms;  // first scoring's, second scoring's
   std::optional<double> reviewed_ms;          // the baseline's on this run's lane
+  double tolerance_ms = 0;  // how far a time may lie from reviewed_ms: the record's own tolerance
   std::optional<double> energy_mj;
   std::vector<std::string> codes;  // the ratchet's errors that name the record
 };
