@@ -42,6 +42,7 @@
 #include "data/locate.h"
 #include "evidence/layout.h"
 #include "evidence/manifest.h"
+#include "evidence/signature.h"
 #include "fixture.h"
 #include "rules/judge.h"
 #include "rules/pyformat.h"
@@ -644,13 +645,15 @@ TEST(TamperBundledTest, AQualifiedOutcomeOverDisqualifiedRunsIsAFinding) {
 
 // A run removed from a record of three, with its report entry and the median taken again: the
 // claim rests on the two runs left, and the verdict says so. Tried on the bundled baseline's H200
-// evidence, which `ratchet run` wrote.
+// evidence, which `ratchet run` wrote and signed: the rewrite breaks the signature, so the forger
+// drops it, and the directory is then reported as unsigned, its claim standing.
 TEST(TamperBundledTest, ARunRemovedConsistentlyLeavesAClaimOfFewerRuns) {
   const std::string bundled = BundledEvidence("cuda");
   ASSERT_FALSE(bundled.empty()) << "the bundled baseline reviews no GPU lane";
   TempDir dir;
   const std::string copy = dir / "ev";
   std::filesystem::copy(bundled, copy, std::filesystem::copy_options::recursive);
+  const bool was_signed = PathExists(copy + "/" + kSignatureFile);
   std::filesystem::remove_all(copy + "/records/ncm-py/run-3");
   double median = 0;  // of the two runs left: whatever board the bundled evidence came from
   EditJson(copy, kReportFile, [&](Json& report) {
@@ -660,6 +663,13 @@ TEST(TamperBundledTest, ARunRemovedConsistentlyLeavesAClaimOfFewerRuns) {
                      record["runs"][1]["ranked_ms"].get<double>()});
     record["ranked_ms"] = median;
   });
+  if (was_signed) {
+    const AuditResult kept = AuditWithoutData(copy);
+    EXPECT_EQ(kept.verdict(), AuditVerdict::kDoesNotStand) << Findings(kept);
+    EXPECT_TRUE(HasFinding(kept, kSignatureFile, "MANIFEST.json is not the one signed"))
+        << Findings(kept);
+    std::filesystem::remove(copy + "/" + kSignatureFile);
+  }
   const AuditResult result = AuditWithoutData(copy);
   EXPECT_EQ(result.verdict(), AuditVerdict::kStands) << Findings(result);
   EXPECT_NE(VerdictLine(result).find("ncm-py (ncm.py:method) at 20.00% error: qualified, ranked " +
