@@ -32,7 +32,7 @@ class FakeExecutor : public ShardExecutor {
     ++waits;
     if (running_.empty()) return std::nullopt;
     // SIGTERM is not enough (for 50 waits: a scheduler that never kills fails, not hangs).
-    if (stubborn && cancelled_ && kills == 0 && ++stubborn_waits_ < 50) return std::nullopt;
+    if (ignores_cancel && cancelled_ && kills == 0 && ++ignored_waits_ < 50) return std::nullopt;
     auto [shard, n] = running_.front();
     running_.pop_front();
     ShardAttempt attempt;
@@ -66,14 +66,14 @@ class FakeExecutor : public ShardExecutor {
   int waits = 0;
   int cancels = 0;
   int kills = 0;
-  bool stubborn = false;  // a cancelled attempt ends only when killed
+  bool ignores_cancel = false;  // an attempt ends on KillAll, not on CancelAll
   std::function<void()> on_kill;
 
  private:
   size_t capacity_;
   std::deque<std::pair<Shard, int>> running_;
   bool cancelled_ = false;
-  int stubborn_waits_ = 0;
+  int ignored_waits_ = 0;
 };
 
 Shard MakeShard(const std::string& record, int run) {
@@ -209,7 +209,7 @@ TEST(ShardSchedulerTest, AnInterruptCancelsWhatRunsAndStartsNothingMore) {
 TEST(ShardSchedulerTest, AShardThatDoesNotStopIsKilledAtASecondInterruptOrAfterTheGrace) {
   {
     FakeExecutor executor(2);
-    executor.stubborn = true;
+    executor.ignores_cancel = true;
     ShardScheduler scheduler(&executor, 3, Verified);
     scheduler.set_cancel_grace(std::chrono::hours(1));
     for (int run = 1; run <= 4; ++run) ASSERT_TRUE(scheduler.Add(MakeShard("a", run)).ok());
@@ -229,7 +229,7 @@ TEST(ShardSchedulerTest, AShardThatDoesNotStopIsKilledAtASecondInterruptOrAfterT
   }
   {
     FakeExecutor executor(2);
-    executor.stubborn = true;
+    executor.ignores_cancel = true;
     ShardScheduler scheduler(&executor, 3, Verified);
     scheduler.set_cancel_grace(std::chrono::milliseconds(0));
     for (int run = 1; run <= 4; ++run) ASSERT_TRUE(scheduler.Add(MakeShard("a", run)).ok());
