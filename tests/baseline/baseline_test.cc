@@ -417,6 +417,63 @@ TEST(Ratchet, EachRecordErrorHasItsCode) {
   EXPECT_EQ(Codes(RatchetErrors(base, inputs)), std::vector<std::string>{"record-missing:fast"});
 }
 
+// A record taken in by `ratchet import`: held to its claim, and never passing unreviewed.
+TEST(Ratchet, AClaimIsHeldToItsOutcomeAndOnItsBoardKindToATimeNoSlowerThanClaimed) {
+  Json doc = BaselineDoc();
+  doc["records"]["claimed"] = {
+      {"submission", "submissions/claimed.py"},
+      {"sha256", kHash},
+      {"band_bp", 2000},
+      {"claimed",
+       {{"outcome", {{"status", "qualified"}, {"broken", Json::array()}}},
+        {"band_bp", 2000},
+        {"ranked_ms", 10.0},
+        {"board", "NVIDIA H200"},
+        {"scorer", "mnist-a100/1.2.0"},
+        {"claims", Json::array({{{"path", "claims/a.json"}, {"sha256", kHash}}})}}}};
+  const Baseline base = *ParseBaseline(doc.dump(), "records.json");
+  RatchetInputs inputs = Inputs();
+  inputs.selected = {"claimed"};
+  inputs.contract["lane"]["device"]["name"] = "NVIDIA H200";
+  inputs.scored["claimed"] = {true, kHash, {"qualified", {}}, 10.3, std::nullopt, std::nullopt};
+  auto note = [](const RatchetResult& result) {
+    for (const std::string& n : result.notes) {
+      if (n.rfind("claim-reproduced: claimed: ", 0) == 0) return n;
+    }
+    return std::string("no claim-reproduced note");
+  };
+  // Reproduced within the tolerance: a note, and the record is still unreviewed.
+  RatchetResult result = RatchetErrors(base, inputs);
+  EXPECT_EQ(Codes(result), std::vector<std::string>{"record-unreviewed:claimed"});
+  EXPECT_NE(note(result).find("scored 10.300 ms on NVIDIA H200, within the tolerance"),
+            std::string::npos)
+      << note(result);
+  // Faster than claimed reproduces it, and says by how much.
+  inputs.scored["claimed"].ranked_ms = 5.0;
+  result = RatchetErrors(base, inputs);
+  EXPECT_EQ(Codes(result), std::vector<std::string>{"record-unreviewed:claimed"});
+  EXPECT_NE(note(result).find("faster than claimed by 50.0% (the claim's scorer, mnist-a100/1.2.0"),
+            std::string::npos)
+      << note(result);
+  // Slower beyond the tolerance, and again when scored once more: not reproduced.
+  inputs.scored["claimed"].ranked_ms = 11.0;
+  EXPECT_EQ(Codes(RatchetErrors(base, inputs)),
+            std::vector<std::string>{"claim-not-reproduced:claimed"});
+  inputs.scored["claimed"].rerun_ranked_ms = 10.4;
+  EXPECT_EQ(Codes(RatchetErrors(base, inputs)),
+            std::vector<std::string>{"record-unreviewed:claimed"});
+  inputs.scored["claimed"].rerun_ranked_ms.reset();
+  // On another kind of board, the outcome alone.
+  inputs.contract["lane"]["device"]["name"] = "NVIDIA A100-SXM4-80GB";
+  result = RatchetErrors(base, inputs);
+  EXPECT_EQ(Codes(result), std::vector<std::string>{"record-unreviewed:claimed"});
+  EXPECT_NE(note(result).find("the outcome only"), std::string::npos) << note(result);
+  // Another outcome is not the claim, on any board.
+  inputs.scored["claimed"].outcome = {"disqualified", {"accuracy"}};
+  EXPECT_EQ(Codes(RatchetErrors(base, inputs)),
+            std::vector<std::string>{"claim-not-reproduced:claimed"});
+}
+
 TEST(Ratchet, TimesOutsideTheirToleranceUnlessARunAgainIsWithin) {
   RatchetInputs inputs = Inputs();
   inputs.scored["fast"].ranked_ms = 11.0;  // +10%, tolerance 5%
