@@ -563,6 +563,14 @@ Status WriteBaseline(const std::string& path, const Baseline& baseline) {
   return WriteFileAtomic(path, *text, 0644);
 }
 
+std::string ReviewerOf(const Baseline& baseline, const std::string& public_hex) {
+  if (public_hex.empty()) return "";
+  for (const auto& [name, key] : baseline.reviewers) {
+    if (key == public_hex) return name;
+  }
+  return "";
+}
+
 std::string OutcomeText(const Expected& outcome) {
   if (outcome.broken.empty()) return outcome.status;
   std::string text = outcome.status + " (";

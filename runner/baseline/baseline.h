@@ -100,6 +100,10 @@ struct Baseline {
   std::map<std::string, std::string> reviewers;
 };
 
+// The name under which `baseline` lists the public key `public_hex` among its reviewers; "" when
+// it does not.
+std::string ReviewerOf(const Baseline& baseline, const std::string& public_hex);
+
 // `what` names the file in messages.
 Result<Baseline> ParseBaseline(std::string_view text, const std::string& what);
 

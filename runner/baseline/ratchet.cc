@@ -13,6 +13,7 @@
 #include "core/file.h"
 #include "evidence/layout.h"
 #include "evidence/reader.h"
+#include "evidence/signature.h"
 #include "rules/judge.h"
 #include "rules/pyformat.h"
 
@@ -433,6 +434,27 @@ void CheckReviewedEvidence(const Baseline& baseline, const std::string& folder,
       if (why.empty()) why = "it is not complete";
       result->errors.push_back({"evidence-incomplete", id,
                                 "its reviewed evidence " + path + " does not verify: " + why});
+    } else if (!baseline.reviewers.empty()) {
+      // A baseline that lists its reviewers' keys holds its evidence to them, as promote does:
+      // evidence rewritten consistently, with its manifest sha256 in the baseline edited to
+      // match, verifies against its manifest but not against a reviewer's signature.
+      const SignatureCheck signature = CheckSignature(path);
+      std::string why;
+      if (!signature.present) {
+        why = "it is not signed, and the baseline accepts only evidence signed by one of its "
+              "reviewers' keys";
+      } else if (!signature.valid) {
+        why = "its SIGNATURE.json does not verify: " + signature.problem;
+      } else if (ReviewerOf(baseline, signature.public_hex).empty()) {
+        why = "it is signed by key " + KeyId(signature.public_hex) +
+              ", which is not among the baseline's reviewers";
+      }
+      if (!why.empty()) {
+        result->errors.push_back({"evidence-incomplete", id,
+                                  "its reviewed evidence " + path + ": " + why +
+                                      ": promote the record again from evidence a reviewer "
+                                      "signed (--sign KEY)"});
+      }
     }
   }
 }

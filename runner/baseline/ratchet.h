@@ -115,8 +115,9 @@ RatchetResult RatchetErrors(const Baseline& baseline, const RatchetInputs& input
 
 // The errors of the reviewed evidence the `selected` records name (`folder` is the baseline's):
 // evidence-incomplete for evidence that is missing, unreadable, not the manifest the baseline
-// names, or not complete and verified, and for a record promoted without evidence; a note for an
-// expected outcome written by hand.
+// names, or not complete and verified, or, when the baseline lists reviewers' keys, not signed by
+// one of them, and for a record promoted without evidence; a note for an expected outcome written
+// by hand.
 void CheckReviewedEvidence(const Baseline& baseline, const std::string& folder,
                            const std::vector<std::string>& selected, RatchetResult* result);
 

@@ -369,10 +369,7 @@ int Run(CommandContext& context) {
   }
   if (!baseline->reviewers.empty()) {
     // A baseline that names its reviewers' keys takes only evidence one of them signed.
-    std::string signer;
-    for (const auto& [name, key] : baseline->reviewers) {
-      if (key == audit.signed_by) signer = name;
-    }
+    const std::string signer = ReviewerOf(*baseline, audit.signed_by);
     if (audit.signed_by.empty()) {
       return refuse(evidence_path + " is not signed, and " + baseline_path +
                     " accepts only evidence signed by one of its reviewers' keys: score it "

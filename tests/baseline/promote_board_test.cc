@@ -18,6 +18,7 @@
 
 #include "audit/fixture.h"
 #include "baseline/baseline.h"
+#include "baseline/ratchet.h"
 #include "baseline/ratchet_report.h"
 #include "core/file.h"
 #include "core/sha256.h"
@@ -492,6 +493,45 @@ TEST_F(PromoteOnAGpuLane, OnlyEvidenceSignedByAListedReviewerIsPromoted) {
   const SignatureCheck copied = CheckSignature(dir_ / "evidence/signed");
   EXPECT_TRUE(copied.valid) << copied.problem;
   EXPECT_EQ(copied.public_hex, alice->public_hex);
+
+  // `ratchet run` holds the reviewed evidence to the reviewers' keys too: the copy signed by a
+  // listed key is as reviewed; unsigned, or signed by a key the baseline does not list, or
+  // rewritten with the baseline's manifest sha256 edited to match, it is evidence-incomplete.
+  auto reviewed_errors = [&](const Baseline& base) {
+    RatchetResult result;
+    CheckReviewedEvidence(base, dir_.path(), {"ncm"}, &result);
+    std::string text;
+    for (const RatchetError& error : result.errors) text += error.code + ": " + error.message + "\n";
+    return text;
+  };
+  Result<Baseline> promoted = LoadBaseline(baseline());
+  ASSERT_TRUE(promoted.ok()) << promoted.status().message();
+  EXPECT_EQ(reviewed_errors(*promoted), "");
+  Baseline unlisted = *promoted;
+  unlisted.reviewers = {{"mallory", mallory->public_hex}};
+  EXPECT_NE(reviewed_errors(unlisted).find("is signed by key " + KeyId(alice->public_hex) +
+                                           ", which is not among the baseline's reviewers"),
+            std::string::npos)
+      << reviewed_errors(unlisted);
+  Baseline no_reviewers = *promoted;
+  no_reviewers.reviewers.clear();
+  std::filesystem::remove(dir_ / "evidence/signed/SIGNATURE.json");
+  EXPECT_EQ(reviewed_errors(no_reviewers), "") << "without reviewers, a signature is not asked";
+  EXPECT_NE(reviewed_errors(*promoted).find("evidence-incomplete: its reviewed evidence " +
+                                            (dir_ / "evidence/signed") +
+                                            ": it is not signed"),
+            std::string::npos)
+      << reviewed_errors(*promoted);
+  // The rewritten copy (its signature fails), in place of the reviewed one, its manifest named.
+  std::filesystem::remove_all(dir_ / "evidence/signed");
+  std::filesystem::copy(rewritten, dir_ / "evidence/signed",
+                        std::filesystem::copy_options::recursive);
+  Baseline resealed = *promoted;
+  resealed.records["ncm"].evidence->manifest_sha256 =
+      Sha256Hex(*ReadFile(dir_ / "evidence/signed/MANIFEST.json"));
+  EXPECT_NE(reviewed_errors(resealed).find("its SIGNATURE.json does not verify"),
+            std::string::npos)
+      << reviewed_errors(resealed);
 }
 
 // `ratchet report DIR --markdown`: the contract in one line, a row per record with the
