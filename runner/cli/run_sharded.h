@@ -57,15 +57,6 @@ struct RunOutcome {
 // with `notes` added, the reviewed evidence checked.
 void HoldToBaseline(const RunRequest& request, const std::vector<std::string>& notes,
                     RunOutcome* outcome);
-// HoldToBaseline for a sharded run, whose shards may have been scored on more than one lane (a
-// cluster's nodes of several kinds): each record is held to the lane its shards were scored on,
-// with that lane's contract (`contracts`, by lane id: a shard's of each lane). A record whose
-// shards are on more than one lane (`record_lanes` names none for it) is held to `run_lane`, and
-// its outcome is compared but not its time. outcome->inputs names every record; its contract is
-// `run_lane`'s. The errors, notes and lane of the outcome are the run's.
-void HoldByLane(const RunRequest& request, const std::map<std::string, std::string>& record_lanes,
-                const std::map<std::string, Json>& contracts, const std::string& run_lane,
-                const std::vector<std::string>& notes, RunOutcome* outcome);
 // The ratchet part of report.json.
 Json RatchetPartOf(const RunRequest& request, const RunOutcome& outcome);
 // The table (or, with --json, the JSON) `ratchet run` prints.

@@ -6,7 +6,7 @@
 #include <algorithm>
 
 #include "baseline/baseline.h"
-#include "cli/run_sharded.h"
+#include "cli/sharded_collect.h"
 #include "contract/contract.h"
 
 namespace ratchet {

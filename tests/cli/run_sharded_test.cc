@@ -9,6 +9,7 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
@@ -153,6 +154,41 @@ TEST(ShardedRunTest, UsageErrorsSayWhatToDo) {
   resume = RunRatchet({"run", "--resume", out, "--baseline", space.baseline()});
   EXPECT_EQ(resume.exit_code, 2);
   EXPECT_TRUE(Contains(resume.err, "leave out --baseline")) << resume.err;
+}
+
+// A record whose first scoring differs from its reviewed outcome by timing rules alone gets the
+// shards of a second scoring (runs N+1..2N) after the first pass, and is held to that second one.
+TEST(ShardedRunTest, ARecordDifferingByTimingRulesAloneIsScoredAgainInShardsOfItsOwn) {
+  if (!HavePython()) GTEST_SKIP() << "no python3 that imports torch";
+  Workspace space;
+  Json doc = Json::parse(*ReadFile(space.baseline()));
+  doc["records"]["a"]["expected"] = {{"status", "disqualified"}, {"broken", {"dispersion-slow"}}};
+  doc["records"]["a"]["reason"] = "reviewed as slow to disperse";
+  ASSERT_TRUE(WriteFileAtomic(space.baseline(), doc.dump(2) + "\n").ok());
+  const std::string out = space.dir() / "run";
+  BinaryRun run =
+      RunRatchet(space.Args(out, {"--record", "a", "--executor", "local", "--jobs", "2"}));
+  ASSERT_EQ(run.exit_code, 1) << run.out << run.err;
+  EXPECT_TRUE(Contains(run.out, "record a: ")) << run.out;
+  const Json json = RunJson(out);
+  std::vector<std::pair<int, bool>> shards;  // (run, second scoring)
+  for (const Json& shard : json["shards"]) {
+    shards.push_back({shard["run"].get<int>(), shard["rerun"].get<bool>()});
+  }
+  std::sort(shards.begin(), shards.end());
+  EXPECT_EQ(shards, (std::vector<std::pair<int, bool>>{{1, false}, {2, false}, {3, true},
+                                                        {4, true}}))
+      << json.dump(2);
+  const Json& record = json["report"]["records"]["a"];
+  ASSERT_TRUE(record.contains("rerun")) << record.dump(2);
+  EXPECT_EQ(record["rerun"]["runs"].size(), 2u);
+  bool named_both = false;
+  for (const Json& error : json["report"]["ratchet"]["errors"]) {
+    named_both = named_both || (error["code"] == "outcome-changed" &&
+                                Contains(error["message"], "and again qualified"));
+  }
+  EXPECT_TRUE(named_both) << json["report"]["ratchet"].dump(2);
+  ExpectCompleteAndStanding(out, space.rules());
 }
 
 // Four shards, two at a time on this host: each scored once into its own folder with its own
