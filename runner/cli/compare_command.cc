@@ -9,6 +9,7 @@
 #include <string>
 
 #include "cli/commands.h"
+#include "cli/sharded_run.h"
 #include "compare/compare.h"
 #include "compare/render.h"
 #include "core/args.h"
@@ -71,6 +72,14 @@ int Run(CommandContext& context) {
   options.relative = *relative;
   options.absolute_ms = *absolute_ms;
 
+  for (const std::string& path : paths) {
+    if (IsShardedRun(path)) {
+      return fail(Status::Usage(
+          path + " is a sharded run (ratchet run --executor), which compare does not read: "
+          "compare the evidence of a direct run (`ratchet run --baseline FILE`, no --executor), "
+          "and audit the sharded run with `ratchet audit " + path + "` (docs/distributed.md)"));
+    }
+  }
   // Both are read before either error is reported, so that one run names every bad path.
   Result<EvidenceSummary> a = ReadEvidence(paths[0]);
   Result<EvidenceSummary> b = ReadEvidence(paths[1]);

@@ -17,6 +17,7 @@
 #include "baseline/ratchet.h"
 #include "baseline/ratchet_report.h"
 #include "cli/commands.h"
+#include "cli/sharded_run.h"
 #include "contract/contract_view.h"
 #include "core/args.h"
 #include "core/exit_codes.h"
@@ -319,6 +320,12 @@ int Run(CommandContext& context) {
   Result<Baseline> baseline = LoadBaseline(baseline_path, &baseline_sha256);
   if (!baseline.ok()) return fail(baseline.status());
 
+  if (IsShardedRun(evidence_path)) {
+    return fail(Status::Usage(
+        evidence_path + " is a sharded run (ratchet run --executor), which promote does not "
+        "read: score the records to promote directly (`ratchet run --baseline " + baseline_path +
+        " --record ID ...`, no --executor) and promote that run (docs/distributed.md)"));
+  }
   Result<EvidenceSummary> evidence = ReadEvidence(evidence_path);
   if (!evidence.ok()) return fail(evidence.status());
   if (!evidence->complete || !evidence->findings.empty()) {

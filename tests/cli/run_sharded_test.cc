@@ -209,6 +209,16 @@ TEST(ShardedRunTest, ALocalRunIsCollectedVerifiedAndAudited) {
   EXPECT_TRUE(Contains(run.out, "4 shard(s), executor local")) << run.out;
   EXPECT_TRUE(Contains(run.out, "ok: every record as")) << run.out;
   ExpectCompleteAndStanding(out, space.rules());
+  // Promote and compare read a direct run's evidence, and say so of a sharded run.
+  BinaryRun promote = RunRatchet({"promote", "--baseline", space.baseline(), "--evidence", out,
+                                  "--all-changed", "--reason", "r", "--reviewer", "a test"});
+  EXPECT_EQ(promote.exit_code, 2) << promote.out << promote.err;
+  EXPECT_TRUE(Contains(promote.err, "is a sharded run (ratchet run --executor), which promote "
+                                    "does not read: score the records to promote directly"))
+      << promote.err;
+  BinaryRun compare = RunRatchet({"compare", out, out});
+  EXPECT_EQ(compare.exit_code, 2) << compare.out << compare.err;
+  EXPECT_TRUE(Contains(compare.err, "which compare does not read")) << compare.err;
   BinaryRun signed_audit = RunRatchet({"audit", out, "--rules", space.rules()});
   EXPECT_TRUE(Contains(signed_audit.out, "checked: signed by key " + KeyId(key->public_hex)))
       << signed_audit.out;
