@@ -7,6 +7,7 @@
 
 #include "baseline/baseline.h"
 #include "baseline/ratchet_report.h"
+#include "cli/sharded_collect.h"
 #include "cli/sharded_run.h"
 #include "contract/contract_view.h"
 #include "core/file.h"
@@ -69,6 +70,7 @@ Result<RunReport> ReadRunReport(const std::string& dir) {
   RunReport out;
   out.path = dir;
   Json report, contract;
+  std::map<std::string, std::string> record_lanes;  // a sharded run's: "" for several lanes
   if (IsShardedRun(dir)) {
     Result<ShardedRun> run = ReadShardedRun(dir);
     if (!run.ok()) return Status::BadInput(run.status().message());
@@ -77,15 +79,13 @@ Result<RunReport> ReadRunReport(const std::string& dir) {
     report = run->report;
     // run.json keeps the report's records and ratchet part, without report.json's schema.
     if (report.is_object() && !report.contains("schema")) report["schema"] = kReportSchema;
-    for (const ShardedRunShard& s : run->shards) {
-      Result<std::string> text = ReadFile(ShardFolder(dir, s.shard.id) + "/" + kContractFile);
-      if (!text.ok()) continue;
-      Result<Json> parsed = ParseJson(*text, kContractFile);
-      if (parsed.ok() && ContractView(*parsed).lane_id().value_or("") == run->lane) {
-        contract = *parsed;
-        break;
-      }
-    }
+    // Each record is held to the lane its shards were scored on (none, when on several).
+    ShardContracts contracts(dir);
+    std::map<std::string, std::vector<std::string>> shard_ids;
+    for (const ShardedRunShard& s : run->shards) shard_ids[s.shard.record].push_back(s.shard.id);
+    for (const auto& [record, ids] : shard_ids) record_lanes[record] = contracts.SharedLane(ids);
+    auto planned = contracts.by_lane().find(run->lane);
+    if (planned != contracts.by_lane().end()) contract = planned->second;
   } else {
     Result<EvidenceSummary> evidence = ReadEvidence(dir);
     if (!evidence.ok()) return evidence.status();
@@ -154,7 +154,9 @@ Result<RunReport> ReadRunReport(const std::string& dir) {
         row.expected = reviewed.expected ? OutcomeText(*reviewed.expected)
                        : reviewed.claimed ? "claimed " + OutcomeText(reviewed.claimed->outcome)
                                           : "(unreviewed)";
-        auto timing = reviewed.timing.find(lane);
+        auto held_to = record_lanes.find(id);
+        auto timing =
+            reviewed.timing.find(held_to == record_lanes.end() ? lane : held_to->second);
         LaneTiming tolerance;  // the default, for a claimed time
         if (timing != reviewed.timing.end()) {
           row.reviewed_ms = timing->second.ranked_ms;
