@@ -1,6 +1,7 @@
 #include "cli/sharded_run_audit.h"
 
 #include <dirent.h>
+#include <sys/stat.h>
 
 #include <algorithm>
 #include <cmath>
@@ -16,6 +17,7 @@
 #include "evidence/fields.h"
 #include "evidence/layout.h"
 #include "evidence/report_file.h"
+#include "evidence/signature.h"
 #include "rules/judge.h"
 
 namespace ratchet {
@@ -202,6 +204,14 @@ Status AuditShardedRun(const std::string& dir, const EvidenceAuditOptions& given
     ++audited;
     if (result->rules.empty()) result->rules = shard.rules;
     Merge(shard, prefix, result);
+    // The run's MANIFEST.json is signed, never a shard: a signature in one was put there since.
+    struct stat signature;
+    if (lstat((folder + "/" + kSignatureFile).c_str(), &signature) == 0) {
+      result->Breaks(prefix + kSignatureFile,
+                     "a shard is not signed on its own (the run's " +
+                         std::string(kShardedRunManifestFile) +
+                         " is): it was put there after the run");
+    }
     // What binds the shard to this run.
     Result<std::string> reveal = ReadFile(folder + "/" + kSeedRevealFile, 256);
     Result<std::string> shard_seed =

@@ -277,6 +277,9 @@ TEST(ShardedRunTest, ALocalRunIsCollectedVerifiedAndAudited) {
       {"a shard's run changed, resealed", [](const std::string&, Json& run) {
          run["shards"][0]["run"] = 7;
        }, true, "not the hash of the shard's work"},
+      {"a signature put in a shard", [first_id](const std::string& dir, Json&) {
+         std::filesystem::create_directories(dir + "/shards/" + first_id + "/SIGNATURE.json");
+       }, false, "a shard is not signed on its own"},
       {"not collected", [](const std::string&, Json& run) { run["state"] = "interrupted"; },
        true, "the run is interrupted, not complete"},
       {"the report removed, resealed", [](const std::string&, Json& run) {
