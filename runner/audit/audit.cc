@@ -6,6 +6,7 @@
 
 #include "audit/evidence.h"
 #include "audit/reference_record.h"
+#include "baseline/input_file.h"
 #include "core/canonical_json.h"
 #include "core/file.h"
 #include "rules/rule_set.h"
@@ -25,7 +26,7 @@ Result<std::optional<SubmissionFile>> FindSubmission(const std::string& record_p
                                                      const std::optional<std::string>& given) {
   std::string path;
   if (given) {
-    RATCHET_RETURN_IF_ERROR(CheckInputFile(*given, "--submission"));
+    RATCHET_RETURN_IF_ERROR(CheckRegularInput(*given, "--submission"));
     path = *given;
   } else {
     if (!name || name->empty() || name->find('/') != std::string::npos || *name == "." ||
@@ -41,12 +42,8 @@ Result<std::optional<SubmissionFile>> FindSubmission(const std::string& record_p
     }
     if (path.empty()) return std::optional<SubmissionFile>();
   }
-  Result<std::string> bytes = ReadFile(path, kMaxSubmissionBytes + 1);
+  Result<std::string> bytes = ReadInputFile(path, "the submission", kMaxSubmissionBytes);
   if (!bytes.ok()) return bytes.status();
-  if (bytes->size() > kMaxSubmissionBytes) {
-    return Status::BadInput(path + " is larger than " + std::to_string(kMaxSubmissionBytes) +
-                            " bytes: not a submission file");
-  }
   return std::optional<SubmissionFile>(SubmissionFile{path, std::move(bytes).value()});
 }
 
@@ -55,6 +52,10 @@ Result<std::optional<SubmissionFile>> FindSubmission(const std::string& record_p
 Result<AuditResult> Audit(const std::string& path, const AuditOptions& options) {
   AuditResult result;
   result.path = path;
+  // What is read is checked first: no FIFO, device or link in a folder, no JSON nested or long
+  // enough to steer a parser or an error message.
+  RATCHET_RETURN_IF_ERROR(CheckInputTree(path, "the evidence directory"));
+  RATCHET_RETURN_IF_ERROR(CheckJsonFileOption(options.rules_path, "--rules"));
   struct stat info;
   if (stat(path.c_str(), &info) != 0 || S_ISDIR(info.st_mode)) {
     // A folder, or nothing at all: the evidence reader says which, and names a partial folder
@@ -70,12 +71,9 @@ Result<AuditResult> Audit(const std::string& path, const AuditOptions& options) 
     return result;
   }
   RATCHET_RETURN_IF_ERROR(CheckInputFile(path, "the record"));
-  Result<std::string> text = ReadFile(path, kMaxRecordBytes + 1);
+  Result<std::string> text = ReadInputFile(path, "the record", kMaxRecordBytes);
   if (!text.ok()) return text.status();
-  if (text->size() > kMaxRecordBytes) {
-    return Status::BadInput(path + " is larger than " + std::to_string(kMaxRecordBytes) +
-                            " bytes: not an evidence record ratchet reads");
-  }
+  RATCHET_RETURN_IF_ERROR(CheckJsonShape(*text, path, "the record"));
   Result<Json> document = ParseJson(*text, path);
   if (!document.ok()) {
     return Status::BadInput(path + " is neither an evidence directory nor a JSON record: " +

@@ -4,8 +4,13 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <dirent.h>
+
+#include <algorithm>
 #include <cerrno>
+#include <cstdint>
 #include <cstdio>
+#include <vector>
 
 #include "core/file.h"
 
@@ -79,6 +84,133 @@ Result<std::string> ReadInputFile(const std::string& path, const std::string& wh
   }
   close(fd);
   return text;
+}
+
+Status CheckJsonShape(std::string_view text, const std::string& path, const std::string& what) {
+  const std::string named = what + " " + Excerpt(path);
+  if (text.size() >= 3 && text.substr(0, 3) == "\xef\xbb\xbf") {
+    return Status::BadInput(named + " starts with a byte-order mark, which JSON does not have: "
+                            "save it without one");
+  }
+  size_t depth = 0, deepest = 0, length = 0, longest = 0;
+  bool in_string = false, escaped = false;
+  for (const char c : text) {
+    if (in_string) {
+      if (escaped) {
+        escaped = false;
+      } else if (c == '\\') {
+        escaped = true;
+      } else if (c == '"') {
+        in_string = false;
+        longest = std::max(longest, length);
+        continue;
+      }
+      ++length;
+      if (length > kMaxJsonString) break;
+      continue;
+    }
+    if (c == '"') {
+      in_string = true;
+      length = 0;
+    } else if (c == '[' || c == '{') {
+      deepest = std::max(deepest, ++depth);
+      if (deepest > kMaxJsonDepth) break;
+    } else if ((c == ']' || c == '}') && depth > 0) {
+      --depth;
+    }
+  }
+  if (deepest > kMaxJsonDepth) {
+    return Status::BadInput(named + " nests arrays and objects more than " +
+                            std::to_string(kMaxJsonDepth) + " deep, the most ratchet reads");
+  }
+  if (std::max(longest, length) > kMaxJsonString) {
+    return Status::BadInput(named + " holds a string over " + MiB(kMaxJsonString) +
+                            " (64 KiB), the longest ratchet reads");
+  }
+  return Status::Ok();
+}
+
+Status CheckJsonInput(const std::string& path, const std::string& what) {
+  Result<std::string> text = ReadInputFile(path, what, kMaxJsonFile);
+  if (!text.ok()) return text.status();
+  return CheckJsonShape(*text, path, what);
+}
+
+Status CheckMethodFile(const std::string& path, const std::string& what) {
+  RATCHET_RETURN_IF_ERROR(CheckRegularInput(path, what));
+  struct stat info;
+  if (stat(path.c_str(), &info) != 0) return Status::IOError("stat " + Excerpt(path), errno);
+  if (static_cast<uint64_t>(info.st_size) > kMaxMethodFile) {
+    return Status::BadInput(what + " " + Excerpt(path) + " is " + std::to_string(info.st_size) +
+                            " bytes, over the " + MiB(kMaxMethodFile) +
+                            " ratchet reads of a method file");
+  }
+  return Status::Ok();
+}
+
+Status CheckJsonFileOption(const std::optional<std::string>& path_or_id, const std::string& what) {
+  if (!path_or_id) return Status::Ok();
+  struct stat info;
+  if (lstat(path_or_id->c_str(), &info) != 0) return Status::Ok();  // an id, or missing
+  return CheckJsonInput(*path_or_id, what);
+}
+
+namespace {
+
+bool PrintableName(const std::string& name) {
+  return std::all_of(name.begin(), name.end(),
+                     [](char c) { return c >= 0x20 && c < 0x7f; });
+}
+
+Status CheckTree(const std::string& dir, const std::string& what, int depth, size_t* entries) {
+  if (depth > 16) {
+    return Status::BadInput(what + ": " + Excerpt(dir) + " lies more than 16 folders deep");
+  }
+  DIR* folder = opendir(dir.c_str());
+  if (folder == nullptr) return Status::IOError("open " + Excerpt(dir), errno);
+  std::vector<std::string> names;
+  while (dirent* entry = readdir(folder)) {
+    const std::string name = entry->d_name;
+    if (name != "." && name != "..") names.push_back(name);
+  }
+  closedir(folder);
+  std::sort(names.begin(), names.end());
+  for (const std::string& name : names) {
+    if (++*entries > 1000000) {
+      return Status::BadInput(what + " holds more than 1,000,000 files and folders");
+    }
+    const std::string path = dir + "/" + name;
+    if (!PrintableName(name)) {
+      return Status::BadInput(what + " holds " + Excerpt(path) +
+                              ", a name with bytes outside printable ASCII, which ratchet never "
+                              "writes");
+    }
+    struct stat info;
+    if (lstat(path.c_str(), &info) != 0) return Status::IOError("lstat " + Excerpt(path), errno);
+    if (S_ISDIR(info.st_mode)) {
+      RATCHET_RETURN_IF_ERROR(CheckTree(path, what, depth + 1, entries));
+    } else if (S_ISLNK(info.st_mode)) {
+      return Status::BadInput(what + " holds " + Excerpt(path) +
+                              ", a symbolic link, which ratchet never writes and does not follow");
+    } else if (!S_ISREG(info.st_mode)) {
+      return Status::BadInput(what + " holds " + Excerpt(path) + ", " + KindOf(info.st_mode) +
+                              ", where ratchet reads only regular files and folders");
+    } else if (name.size() > 5 && name.compare(name.size() - 5, 5, ".json") == 0) {
+      RATCHET_RETURN_IF_ERROR(CheckJsonInput(path, what + ": its file"));
+    }
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
+Status CheckInputTree(const std::string& dir, const std::string& what) {
+  struct stat info;  // the folder named is followed, if a link; links inside it are not
+  if (stat(dir.c_str(), &info) != 0) return Status::Ok();  // missing: the reader says so
+  if (S_ISREG(info.st_mode)) return Status::Ok();           // a file: the reader says what it is
+  if (!S_ISDIR(info.st_mode)) return NotRegular(dir, what, info.st_mode);
+  size_t entries = 0;
+  return CheckTree(dir, what, 0, &entries);
 }
 
 std::string Excerpt(std::string_view text, size_t max, bool keep_newlines) {

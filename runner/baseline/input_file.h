@@ -5,6 +5,7 @@
 #define RATCHET_BASELINE_INPUT_FILE_H_
 
 #include <cstddef>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -24,6 +25,38 @@ Status CheckNotSpecialFile(const std::string& path, const std::string& what);
 // The bytes of the regular file `path`, at most `limit` of them: a larger file is bad input
 // that states the limit. The file is opened without blocking and checked again once open.
 Result<std::string> ReadInputFile(const std::string& path, const std::string& what, size_t limit);
+
+// Limits on a JSON file a user hands the tool (a claim, or any .json of an evidence directory):
+// none that ratchet writes comes near them, and past them a parser's recursion or an error that
+// echoes a value is the hostile file's to steer.
+inline constexpr size_t kMaxJsonDepth = 64;
+inline constexpr size_t kMaxJsonString = 64u << 10;
+inline constexpr size_t kMaxJsonFile = 256u << 20;
+
+// Bad input unless the bytes `text` of `path` (named `what`) are JSON a reader may safely be
+// given: no byte-order mark, nested at most kMaxJsonDepth deep, no string (or key) longer than
+// kMaxJsonString bytes. Checked by a scan, before any parser sees the text; whether it is valid
+// JSON is the reader's to say.
+Status CheckJsonShape(std::string_view text, const std::string& path, const std::string& what);
+
+// CheckJsonShape of the regular file `path`, read with ReadInputFile (at most kMaxJsonFile).
+Status CheckJsonInput(const std::string& path, const std::string& what);
+
+// What every command that reads a directory a user names (evidence, a sharded run) checks first,
+// before any file in it is opened: `dir` is a folder, and every entry under it is a folder or a
+// regular file (no FIFO, device, socket or symlink, which would block or lead out of it), named
+// in printable ASCII, with each .json file passing CheckJsonShape. At most 16 folders deep and
+// 1,000,000 entries.
+Status CheckInputTree(const std::string& dir, const std::string& what);
+
+// A method file (a submission) the tool hands the scorer: a regular file of at most
+// kMaxMethodFile bytes (the scorer reads no more of one; a rule set allows far less).
+inline constexpr size_t kMaxMethodFile = 64u << 20;
+Status CheckMethodFile(const std::string& path, const std::string& what);
+
+// CheckJsonInput of `path_or_id` when it names a file that exists (--rules FILE); a rule set's id
+// (--rules mnist-a100/1.2.0) is left to its reader.
+Status CheckJsonFileOption(const std::optional<std::string>& path_or_id, const std::string& what);
 
 // `text` for a message: bytes outside printable ASCII as \xNN (a newline kept when
 // `keep_newlines`), and when longer than `max` characters its start, then "... (N bytes in all)".

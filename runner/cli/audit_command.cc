@@ -3,6 +3,7 @@
 #include <ostream>
 
 #include "audit/audit.h"
+#include "baseline/input_file.h"
 #include "cli/sharded_run.h"
 #include "cli/sharded_run_audit.h"
 #include "cli/commands.h"
@@ -62,6 +63,9 @@ int Run(CommandContext& context) {
   options.submission = args->Get("submission");
   const std::string path = args->positional().front();
   Result<AuditResult> result = AuditResult{};
+  if (Status checked = CheckInputTree(path, "the evidence directory"); !checked.ok()) {
+    return fail(checked);
+  }
   if (IsShardedRun(path)) {
     // A sharded run (docs/distributed.md): its shards, and what binds them into one run.
     if (options.submission) {

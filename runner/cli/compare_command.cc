@@ -9,6 +9,7 @@
 #include <string>
 
 #include "cli/commands.h"
+#include "baseline/input_file.h"
 #include "cli/sharded_run.h"
 #include "compare/compare.h"
 #include "compare/render.h"
@@ -73,6 +74,9 @@ int Run(CommandContext& context) {
   options.absolute_ms = *absolute_ms;
 
   for (const std::string& path : paths) {
+    if (Status checked = CheckInputTree(path, "the evidence directory"); !checked.ok()) {
+      return fail(checked);
+    }
     if (IsShardedRun(path)) {
       return fail(Status::Usage(
           path + " is a sharded run (ratchet run --executor), which compare does not read: "

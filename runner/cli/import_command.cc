@@ -10,6 +10,7 @@
 #include "audit/audit.h"
 #include "baseline/baseline.h"
 #include "baseline/baseline_lock.h"
+#include "baseline/input_file.h"
 #include "cli/commands.h"
 #include "cli/score_args.h"
 #include "core/args.h"
@@ -96,10 +97,8 @@ int RunImport(CommandContext& context) {
     file = spec.substr(0, colon);
     function = spec.substr(colon + 1);
   }
-  if (!std::filesystem::is_regular_file(file)) {
-    return fail(Status::BadInput("no method file at " + file));
-  }
-  Result<std::string> bytes = ReadFile(file, 64u << 20);
+  if (!std::filesystem::exists(file)) return fail(Status::BadInput("no method file at " + file));
+  Result<std::string> bytes = ReadInputFile(file, "--submission", kMaxMethodFile);
   if (!bytes.ok()) return fail(bytes.status());
   const std::string sha256 = Sha256Hex(*bytes);
 

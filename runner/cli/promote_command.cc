@@ -14,6 +14,7 @@
 #include "audit/result.h"
 #include "baseline/baseline.h"
 #include "baseline/baseline_lock.h"
+#include "baseline/input_file.h"
 #include "baseline/ratchet.h"
 #include "baseline/ratchet_report.h"
 #include "cli/commands.h"
@@ -320,6 +321,9 @@ int Run(CommandContext& context) {
   Result<Baseline> baseline = LoadBaseline(baseline_path, &baseline_sha256);
   if (!baseline.ok()) return fail(baseline.status());
 
+  if (Status checked = CheckInputTree(evidence_path, "the evidence directory"); !checked.ok()) {
+    return fail(checked);
+  }
   if (IsShardedRun(evidence_path)) {
     return fail(Status::Usage(
         evidence_path + " is a sharded run (ratchet run --executor), which promote does not "

@@ -3,6 +3,7 @@
 #include <ostream>
 
 #include "cli/commands.h"
+#include "baseline/input_file.h"
 #include "cli/html_report.h"
 #include "cli/run_report.h"
 #include "core/args.h"
@@ -38,6 +39,14 @@ int RunReportCommand(CommandContext& context) {
   Result<Args> args = Args::Parse(context.argv, {{"markdown", false}, {"html", true}});
   if (!args.ok()) return fail(args.status());
   std::vector<std::string> positional = args->positional();
+  // Every run's evidence checked before any file in it is read (a FIFO would block, a link
+  // lead out); a FILE to write is not.
+  const size_t dirs = args->Has("markdown") && positional.size() == 2 ? 1 : positional.size();
+  for (size_t i = 0; i < dirs; ++i) {
+    if (Status checked = CheckInputTree(positional[i], "the evidence directory"); !checked.ok()) {
+      return fail(checked);
+    }
+  }
   if (args->Has("html")) {
     if (args->Has("markdown")) return fail(Status::Usage("write one: --markdown or --html"));
     if (positional.empty()) {

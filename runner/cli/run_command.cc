@@ -377,7 +377,7 @@ Result<RunRequest> CheckRunRequest(const std::string& baseline_path,
     const std::string file = InBaselineFolder(request.folder, record.submission);
     // What would stop the record before any worker is bad input, refused before any evidence.
     const std::string where = baseline_path + ": record \"" + id + "\"";
-    Status present = CheckRegularInput(file, "record \"" + id + "\": its submission");
+    Status present = CheckMethodFile(file, "record \"" + id + "\": its submission");
     if (!present.ok()) return present;
     const bool native = file.size() > 4 && file.compare(file.size() - 4, 4, ".cpp") == 0;
     if (!native && (file.size() < 3 || file.compare(file.size() - 3, 3, ".py") != 0)) {
@@ -556,7 +556,19 @@ int Run(CommandContext& context) {
   const bool json = args->Has("json");
   Result<std::optional<std::string>> signing_key = SigningKeyFromArgs(*args);
   if (!signing_key.ok()) return fail(signing_key.status());
+  if (Status checked = CheckJsonFileOption(args->Get("rules"), "--rules"); !checked.ok()) {
+    return fail(checked);
+  }
+  // The summary replaces a file, never a folder: said before any scoring, not after.
+  if (args->Has("markdown") && IsDirectory(*args->Get("markdown"))) {
+    return fail(Status::Usage("--markdown " + *args->Get("markdown") +
+                              " is a folder: name the file to write the summary to"));
+  }
   if (args->Has("resume")) {
+    if (Status checked = CheckInputTree(*args->Get("resume"), "the run's directory");
+        !checked.ok()) {
+      return fail(checked);
+    }
     for (const char* flag : {"baseline", "record", "runs", "out", "require-lane", "data",
                              "python", "rules", "no-energy"}) {
       if (args->Has(flag)) {

@@ -79,6 +79,9 @@ int Run(CommandContext& context) {
   if (args->Has("difficulty") && args->Has("band")) {
     return fail(Status::Usage("give --difficulty or --band, not both"));
   }
+  if (Status checked = CheckJsonFileOption(args->Get("rules"), "--rules"); !checked.ok()) {
+    return fail(checked);
+  }
   Result<RuleSet> rules = LoadRuleSet(args->Get("rules"));
   if (!rules.ok()) return fail(rules.status());
   int64_t band_bp = 0;
@@ -112,6 +115,7 @@ int Run(CommandContext& context) {
   if (stat(file.c_str(), &info) != 0 || !S_ISREG(info.st_mode)) {
     return fail(Status::BadInput("no method file at " + file));
   }
+  if (Status size = CheckMethodFile(file, "the method file"); !size.ok()) return fail(size);
 
   SessionOptions options = SessionOptionsFromArgs(*args, "score");
   options.needs_python = !IsNativeSpec(record.spec);

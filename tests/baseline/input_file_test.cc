@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <fstream>
 #include <future>
+#include <memory>
 #include <string>
 
 #include "baseline/baseline.h"
@@ -84,6 +85,100 @@ TEST(InputFile, AByteOrderMarkIsRefused) {
   EXPECT_EQ(parsed.status().message(),
             "records.json: starts with a byte-order mark (EF BB BF): save it as UTF-8 without "
             "one");
+}
+
+// JSON a user hands the tool is scanned before a parser sees it: a byte-order mark, nesting past
+// the limit and a string past the limit are refused naming what; brackets and quotes inside
+// strings are not counted.
+TEST(InputFile, JsonIsScannedForAByteOrderMarkItsDepthAndItsLongestString) {
+  auto check = [](const std::string& text) { return CheckJsonShape(text, "x.json", "the claim"); };
+  EXPECT_TRUE(check("{\"a\": [1, {\"b\": \"[[[{{{\\\"\"}]}").ok());
+  const Status bom = check("\xef\xbb\xbf{}");
+  EXPECT_EQ(bom.code(), Status::Code::kBadInput);
+  EXPECT_NE(bom.message().find("the claim x.json starts with a byte-order mark"), std::string::npos)
+      << bom.message();
+  const std::string deepest(kMaxJsonDepth, '['), closing(kMaxJsonDepth, ']');
+  EXPECT_TRUE(check(deepest + closing).ok());
+  const Status deep = check("[" + deepest + closing + "]");
+  EXPECT_NE(deep.message().find("more than 64 deep"), std::string::npos) << deep.message();
+  // As deep as a parser's recursion would crash on, refused as soon as the scan passes 64.
+  EXPECT_FALSE(check(std::string(100000, '[') + std::string(100000, ']')).ok());
+  const std::string longest(kMaxJsonString, 'a');
+  EXPECT_TRUE(check("[\"" + longest + "\"]").ok());
+  const Status long_string = check("[\"" + longest + "a\"]");
+  EXPECT_NE(long_string.message().find("holds a string over"), std::string::npos)
+      << long_string.message();
+  EXPECT_LT(long_string.message().size(), 200u) << "the string is not echoed";
+  EXPECT_FALSE(check("{\"" + longest + "a\": 1}").ok()) << "a key is a string";
+  EXPECT_FALSE(check("[\"" + longest + "a").ok()) << "an unclosed string";
+}
+
+// A directory a user names (evidence, a sharded run) is walked before any file in it is opened:
+// a FIFO, a link or a name outside printable ASCII anywhere under it is refused, as is a .json
+// file that fails the scan; a plain tree passes.
+TEST(InputFile, AnEvidenceTreeHoldsOnlyFoldersAndRegularFilesOfPlainNames) {
+  auto tree = [] {
+    auto dir = std::make_unique<TempDir>();
+    std::filesystem::create_directories(*dir / "records/a/run-1");
+    EXPECT_TRUE(WriteFileAtomic(*dir / "records/a/run-1/calls.json", "{\"calls\": []}").ok());
+    EXPECT_TRUE(WriteFileAtomic(*dir / "records/a/run-1/log.txt", "\xef\xbb\xbf not JSON").ok());
+    return dir;
+  };
+  auto checked = [](const TempDir& dir) { return CheckInputTree(dir.path(), "the evidence"); };
+  EXPECT_TRUE(checked(*tree()).ok()) << checked(*tree()).message();
+
+  auto fifo = tree();
+  ASSERT_EQ(mkfifo((*fifo / "records/a/run-1/report.json").c_str(), 0600), 0);
+  auto walked = std::async(std::launch::async, [&] { return checked(*fifo); });
+  ASSERT_EQ(walked.wait_for(std::chrono::seconds(10)), std::future_status::ready)
+      << "the walk blocked on a FIFO";
+  const Status fifo_status = walked.get();
+  EXPECT_NE(fifo_status.message().find("run-1/report.json, a FIFO (a named pipe)"),
+            std::string::npos)
+      << fifo_status.message();
+
+  auto link = tree();
+  std::filesystem::create_symlink("/dev/zero", *link / "records/a/contract.json");
+  EXPECT_NE(checked(*link).message().find("a symbolic link"), std::string::npos);
+
+  auto named = tree();
+  ASSERT_TRUE(WriteFileAtomic(*named / "records/\x9b\x32J\xff", "x").ok());
+  const Status name = checked(*named);
+  EXPECT_NE(name.message().find("records/\\x9b2J\\xff, a name with bytes outside printable"),
+            std::string::npos)
+      << name.message();
+
+  auto nested = tree();
+  ASSERT_TRUE(
+      WriteFileAtomic(*nested / "records/a/run-1/calls.json", std::string(65, '[')).ok());
+  EXPECT_NE(checked(*nested).message().find("calls.json nests arrays and objects more than 64"),
+            std::string::npos);
+
+  TempDir outside;
+  EXPECT_TRUE(CheckInputTree(outside / "missing", "the evidence").ok()) << "the reader says so";
+}
+
+// A method file over the limit the scorer reads is refused naming its size and the limit (the
+// scorer would score its first 64 MiB); a --rules that names a rule set's id is left alone.
+TEST(InputFile, AMethodFileOverItsLimitAndAFifoAsRulesAreRefused) {
+  TempDir dir;
+  const std::string method = dir / "big.py";
+  ASSERT_TRUE(WriteFileAtomic(method, "def method(a, b, c):\n    return c\n").ok());
+  EXPECT_TRUE(CheckMethodFile(method, "the method file").ok());
+  std::filesystem::resize_file(method, kMaxMethodFile + 1);
+  const Status big = CheckMethodFile(method, "the method file");
+  EXPECT_EQ(big.code(), Status::Code::kBadInput);
+  EXPECT_NE(big.message().find("is 67108865 bytes, over the 64 MiB ratchet reads of a method"),
+            std::string::npos)
+      << big.message();
+  EXPECT_TRUE(CheckJsonFileOption(std::string("mnist-a100/1.2.0"), "--rules").ok());
+  EXPECT_TRUE(CheckJsonFileOption(std::nullopt, "--rules").ok());
+  const std::string fifo = dir / "rules.json";
+  ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
+  auto checked = std::async(std::launch::async, [&] { return CheckJsonFileOption(fifo, "--rules"); });
+  ASSERT_EQ(checked.wait_for(std::chrono::seconds(10)), std::future_status::ready)
+      << "the check blocked on a FIFO";
+  EXPECT_NE(checked.get().message().find("--rules " + fifo + " is a FIFO"), std::string::npos);
 }
 
 }  // namespace
