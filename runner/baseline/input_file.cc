@@ -32,8 +32,9 @@ Status NotRegular(const std::string& path, const std::string& what, mode_t mode)
 }
 
 std::string MiB(size_t bytes) {
-  return bytes % (1 << 20) == 0 ? std::to_string(bytes >> 20) + " MiB"
-                                : std::to_string(bytes) + " bytes";
+  if (bytes % (1 << 20) == 0) return std::to_string(bytes >> 20) + " MiB";
+  if (bytes % (1 << 10) == 0) return std::to_string(bytes >> 10) + " KiB";
+  return std::to_string(bytes) + " bytes";
 }
 
 }  // namespace
@@ -125,7 +126,7 @@ Status CheckJsonShape(std::string_view text, const std::string& path, const std:
   }
   if (std::max(longest, length) > kMaxJsonString) {
     return Status::BadInput(named + " holds a string over " + MiB(kMaxJsonString) +
-                            " (64 KiB), the longest ratchet reads");
+                            ", the longest ratchet reads");
   }
   return Status::Ok();
 }
@@ -153,6 +154,41 @@ Status CheckJsonFileOption(const std::optional<std::string>& path_or_id, const s
   struct stat info;
   if (lstat(path_or_id->c_str(), &info) != 0) return Status::Ok();  // an id, or missing
   return CheckJsonInput(*path_or_id, what);
+}
+
+namespace {
+
+Status CheckDataTree(const std::string& dir, int depth) {
+  DIR* folder = opendir(dir.c_str());
+  if (folder == nullptr) return Status::Ok();  // unreadable: the dataset reader says so
+  std::vector<std::string> names;
+  while (dirent* entry = readdir(folder)) {
+    const std::string name = entry->d_name;
+    if (name != "." && name != "..") names.push_back(name);
+    if (names.size() > 10000) break;
+  }
+  closedir(folder);
+  for (const std::string& name : names) {
+    const std::string path = dir + "/" + name;
+    struct stat info;
+    if (stat(path.c_str(), &info) != 0) continue;  // a dangling link: never read
+    if (S_ISDIR(info.st_mode)) {
+      if (depth < 3) RATCHET_RETURN_IF_ERROR(CheckDataTree(path, depth + 1));
+    } else if (!S_ISREG(info.st_mode)) {
+      return Status::BadInput("--data holds " + Excerpt(path) + ", " + KindOf(info.st_mode) +
+                              ", where ratchet reads only regular files and folders");
+    }
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
+Status CheckDataFolder(const std::string& dir) {
+  struct stat info;
+  if (stat(dir.c_str(), &info) != 0) return Status::Ok();  // missing: the command says so
+  if (!S_ISDIR(info.st_mode)) return Status::BadInput("--data " + Excerpt(dir) + " is not a folder");
+  return CheckDataTree(dir, 1);
 }
 
 namespace {

@@ -58,6 +58,11 @@ Status CheckMethodFile(const std::string& path, const std::string& what);
 // (--rules mnist-a100/1.2.0) is left to its reader.
 Status CheckJsonFileOption(const std::optional<std::string>& path_or_id, const std::string& what);
 
+// A --data folder: a folder whose entries, to 3 folders deep and with symlinks followed (a
+// dataset may be linked from where a package installed it), are folders or regular files: a
+// FIFO would block the dataset reader, which no signal then ends.
+Status CheckDataFolder(const std::string& dir);
+
 // `text` for a message: bytes outside printable ASCII as \xNN (a newline kept when
 // `keep_newlines`), and when longer than `max` characters its start, then "... (N bytes in all)".
 std::string Excerpt(std::string_view text, size_t max = 300, bool keep_newlines = false);

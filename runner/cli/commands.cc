@@ -1,7 +1,11 @@
 #include "cli/commands.h"
 
+#include <optional>
 #include <ostream>
+#include <string>
+#include <vector>
 
+#include "baseline/input_file.h"
 #include "core/exit_codes.h"
 #include "core/fresh_directory.h"
 #include "core/status.h"
@@ -53,6 +57,24 @@ void PrintHelp(std::ostream& out) {
          "            3 the harness could not do its work, 130 interrupted\n";
 }
 
+// --rules FILE (a rule set's document: regular, and JSON a parser may be given) and --data DIR
+// (no FIFO or device among its datasets), wherever a command takes them.
+Status CheckInputOptions(const std::vector<std::string>& args) {
+  for (size_t i = 0; i < args.size(); ++i) {
+    if (args[i] == "--") break;
+    for (const std::string option : {"--rules", "--data"}) {
+      std::optional<std::string> value;
+      if (args[i] == option && i + 1 < args.size()) value = args[i + 1];
+      if (args[i].rfind(option + "=", 0) == 0) value = args[i].substr(option.size() + 1);
+      if (!value) continue;
+      Status checked = option == "--rules" ? CheckJsonFileOption(value, "--rules")
+                                           : CheckDataFolder(*value);
+      if (!checked.ok()) return checked;
+    }
+  }
+  return Status::Ok();
+}
+
 }  // namespace
 
 int RealMain(const std::vector<std::string>& argv, std::ostream& out, std::ostream& err) {
@@ -79,6 +101,9 @@ int RealMain(const std::vector<std::string>& argv, std::ostream& out, std::ostre
         return kExitSuccess;
       }
     }
+    // The input files every command may be given are checked before it reads them.
+    Status inputs = CheckInputOptions(rest);
+    if (!inputs.ok()) return ReportError(err, command.name, inputs);
     CommandContext context{rest, out, err};
     return command.run(context);
   }

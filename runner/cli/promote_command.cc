@@ -313,6 +313,9 @@ int Run(CommandContext& context) {
   if (args->Has("data") && !IsDirectory(*args->Get("data"))) {
     return fail(Status::Usage("--data " + *args->Get("data") + " is not a folder"));
   }
+  if (Status checked = CheckInputTree(evidence_path, "the evidence directory"); !checked.ok()) {
+    return fail(checked);
+  }
   // One promote of a baseline at a time, from its reading to its writing and the copy of the
   // evidence beside it: a second one reads what the first wrote.
   Result<BaselineLock> lock = BaselineLock::Acquire(baseline_path, "promote", context.err);
@@ -321,9 +324,6 @@ int Run(CommandContext& context) {
   Result<Baseline> baseline = LoadBaseline(baseline_path, &baseline_sha256);
   if (!baseline.ok()) return fail(baseline.status());
 
-  if (Status checked = CheckInputTree(evidence_path, "the evidence directory"); !checked.ok()) {
-    return fail(checked);
-  }
   if (IsShardedRun(evidence_path)) {
     return fail(Status::Usage(
         evidence_path + " is a sharded run (ratchet run --executor), which promote does not "

@@ -556,9 +556,6 @@ int Run(CommandContext& context) {
   const bool json = args->Has("json");
   Result<std::optional<std::string>> signing_key = SigningKeyFromArgs(*args);
   if (!signing_key.ok()) return fail(signing_key.status());
-  if (Status checked = CheckJsonFileOption(args->Get("rules"), "--rules"); !checked.ok()) {
-    return fail(checked);
-  }
   // The summary replaces a file, never a folder: said before any scoring, not after.
   if (args->Has("markdown") && IsDirectory(*args->Get("markdown"))) {
     return fail(Status::Usage("--markdown " + *args->Get("markdown") +

@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "baseline/input_file.h"
 #include "cli/tool_sha256.h"
 #include "core/file.h"
 #include "core/version.h"
@@ -48,8 +49,8 @@ Result<std::optional<std::string>> SigningKeyFromArgs(const Args& args) {
     return Status::BadInput(named + ": the private key can be read by others than its owner; "
                                     "`chmod 600 " + path + "`, and make a new key if others did");
   }
-  Result<std::string> pem = ReadFile(path, 1 << 16);
-  if (!pem.ok()) return Status::BadInput(named + ": " + pem.status().message());
+  Result<std::string> pem = ReadInputFile(path, named + ": the key", 1 << 16);
+  if (!pem.ok()) return Status::BadInput(pem.status().message());
   Result<std::string> public_key = PublicKeyOf(*pem, named);
   if (!public_key.ok()) return public_key.status();
   return std::optional<std::string>(*pem);

@@ -79,9 +79,6 @@ int Run(CommandContext& context) {
   if (args->Has("difficulty") && args->Has("band")) {
     return fail(Status::Usage("give --difficulty or --band, not both"));
   }
-  if (Status checked = CheckJsonFileOption(args->Get("rules"), "--rules"); !checked.ok()) {
-    return fail(checked);
-  }
   Result<RuleSet> rules = LoadRuleSet(args->Get("rules"));
   if (!rules.ok()) return fail(rules.status());
   int64_t band_bp = 0;

@@ -1,9 +1,16 @@
 // Black-box tests of the ratchet binary's dispatch: help, version, unknown commands and options.
 #include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <filesystem>
+#include <string>
+#include <vector>
 
 #include "cli/commands.h"
+#include "support/checkout.h"
 #include "support/run_binary.h"
 #include "support/temp_dir.h"
 
@@ -82,6 +89,69 @@ TEST(MainTest, AnInputThatIsNoRegularFileIsRefusedBeforeAnyEvidence) {
       Contains(run.err, "the baseline " + (dir / "records.json") + " is a character device"))
       << run.err;
   EXPECT_FALSE(std::filesystem::exists(dir / "evidence"));
+}
+
+// --rules FILE and --data DIR are checked before any command reads them (RealMain), and a
+// directory a user names is walked before any file in it is opened: a FIFO in any of them is
+// refused at once (exit 2, naming it), where it had blocked the command forever.
+// `ratchet args...`, killed if it has not ended within 60 s (exit 137): a command blocked on a
+// FIFO fails the test instead of hanging it.
+BinaryRun RunWithin60s(const std::vector<std::string>& args) {
+  StartedRatchet started = StartRatchet(args, {});
+  for (int tenth = 0; tenth < 600 && started.pid > 0; ++tenth) {
+    int status = 0;
+    if (waitpid(started.pid, &status, WNOHANG) == started.pid) {
+      BinaryRun run;
+      started.pid = -1;
+      run = FinishRatchet(started);
+      run.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+      return run;
+    }
+    usleep(100000);
+  }
+  if (started.pid > 0) kill(started.pid, SIGKILL);
+  return FinishRatchet(started);
+}
+
+TEST(MainTest, AFifoAmongTheInputsIsRefusedBeforeAnyReaderBlocksOnIt) {
+  TempDir dir;
+  const std::string fifo = dir / "rules.json";
+  ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
+  std::filesystem::create_directories(dir / "data/mnist");
+  ASSERT_EQ(mkfifo((dir / "data/mnist/train-images-idx3-ubyte").c_str(), 0600), 0);
+  std::filesystem::create_directories(dir / "evidence");
+  ASSERT_EQ(mkfifo((dir / "evidence/run.json").c_str(), 0600), 0);
+  const std::string method = SourceDir() + "/baselines/submissions/ncm.py";
+  const std::string data_fifo = "--data holds " + (dir / "data/mnist/train-images-idx3-ubyte") +
+                                ", a FIFO (a named pipe)";
+  const std::string rules_fifo = "--rules " + fifo + " is a FIFO (a named pipe)";
+  const std::string tree_fifo = "holds " + (dir / "evidence/run.json") + ", a FIFO (a named pipe)";
+  struct Case {
+    std::vector<std::string> args;
+    std::string said;
+  };
+  for (const Case& c : std::vector<Case>{
+           {{"contract", "--rules", fifo}, rules_fifo},
+           {{"contract", "--rules=" + fifo}, rules_fifo},
+           {{"score", method, "--rules", fifo}, rules_fifo},
+           {{"audit", dir / "evidence", "--rules", fifo}, rules_fifo},
+           {{"datasets", "--data", dir / "data"}, data_fifo},
+           {{"draw", "--dataset", "mnist", "--seed", std::string(64, '0'), "--index", "0", "--out",
+             dir / "draw", "--data", dir / "data"},
+            data_fifo},
+           {{"audit", dir / "evidence"}, tree_fifo},
+           {{"compare", dir / "evidence", dir / "evidence"}, tree_fifo},
+           {{"report", dir / "evidence", "--markdown"}, tree_fifo},
+           {{"promote", "--baseline", dir / "records.json", "--evidence", dir / "evidence",
+             "--all-changed", "--reason", "r"},
+            tree_fifo},
+           {{"run", "--resume", dir / "evidence"}, tree_fifo},
+       }) {
+    BinaryRun run = RunWithin60s(c.args);
+    EXPECT_EQ(run.exit_code, 2) << c.args[0] << ": " << run.out << run.err;
+    EXPECT_TRUE(Contains(run.err, c.said)) << c.args[0] << ": " << run.err;
+  }
+  EXPECT_FALSE(std::filesystem::exists(dir / "draw"));
 }
 
 }  // namespace
