@@ -87,11 +87,56 @@ Result<std::string> ReadInputFile(const std::string& path, const std::string& wh
   return text;
 }
 
+namespace {
+
+// The offset of the first byte of `text` that is not part of well-formed UTF-8 (no overlong form,
+// no surrogate, nothing past U+10FFFF); text.size() when there is none.
+size_t FirstNonUtf8(std::string_view text) {
+  size_t i = 0;
+  while (i < text.size()) {
+    const unsigned char c = static_cast<unsigned char>(text[i]);
+    if (c < 0x80) {
+      ++i;
+      continue;
+    }
+    size_t length = 0;
+    unsigned char low = 0x80, high = 0xbf;  // the second byte's range
+    if (c >= 0xc2 && c <= 0xdf) {
+      length = 2;
+    } else if (c >= 0xe0 && c <= 0xef) {
+      length = 3;
+      if (c == 0xe0) low = 0xa0;
+      if (c == 0xed) high = 0x9f;
+    } else if (c >= 0xf0 && c <= 0xf4) {
+      length = 4;
+      if (c == 0xf0) low = 0x90;
+      if (c == 0xf4) high = 0x8f;
+    } else {
+      return i;
+    }
+    if (i + length > text.size()) return i;
+    for (size_t k = 1; k < length; ++k) {
+      const unsigned char next = static_cast<unsigned char>(text[i + k]);
+      const unsigned char from = k == 1 ? low : 0x80, to = k == 1 ? high : 0xbf;
+      if (next < from || next > to) return i;
+    }
+    i += length;
+  }
+  return i;
+}
+
+}  // namespace
+
 Status CheckJsonShape(std::string_view text, const std::string& path, const std::string& what) {
   const std::string named = what + " " + Excerpt(path);
   if (text.size() >= 3 && text.substr(0, 3) == "\xef\xbb\xbf") {
     return Status::BadInput(named + " starts with a byte-order mark, which JSON does not have: "
                             "save it without one");
+  }
+  // JSON is UTF-8: a byte that is not is refused here, so that no parser's message echoes it.
+  if (const size_t bad = FirstNonUtf8(text); bad < text.size()) {
+    return Status::BadInput(named + " is not UTF-8 at byte " + std::to_string(bad) +
+                            ", which JSON must be");
   }
   size_t depth = 0, deepest = 0, length = 0, longest = 0;
   bool in_string = false, escaped = false;

@@ -145,6 +145,19 @@ int RunImport(CommandContext& context) {
                                                       : "that it ran in the sandbox") +
                     ": only official claims are held to");
     }
+    // What the baseline keeps of a claim's words is short and printable, as a board's name and a
+    // scorer's version are: a claim's longer or stranger text is not written into a baseline.
+    for (const auto& [field, text] : {std::pair<const char*, const std::string&>{
+                                          "device", audit->reference->device},
+                                      {"version", audit->reference->version}}) {
+      const bool printable = std::all_of(text.begin(), text.end(),
+                                         [](char c) { return c >= 0x20 && c < 0x7f; });
+      if (text.size() > 256 || !printable) {
+        return fail(Status::BadInput(claim + ": its " + field + " (" + Excerpt(text, 60) +
+                                     ") is not a board's name or a scorer's version: at most "
+                                     "256 printable ASCII characters"));
+      }
+    }
     if (audit->reference->source_sha256.empty()) {
       return refuse(claim + " names no submission (no source_sha256): it cannot be tied to " +
                     file);

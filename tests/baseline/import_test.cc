@@ -105,6 +105,16 @@ TEST_F(ImportTest, TheCorpusRecordsAreAuditedAndEachIsRefusedSayingWhy) {
                                 "sandbox)"))
       << run.err;
 
+  // A board's name a baseline would not keep (long, or not printable): refused, not echoed whole.
+  for (const std::string& device : {std::string(300, 'A'), std::string("NVIDIA \x1b[2J")}) {
+    ReferenceClaimSpec odd;
+    odd.device = device;
+    run = Import("ncm", dir_ / "submissions/ncm.py", {Claim("odd", odd)});
+    EXPECT_EQ(run.exit_code, 2) << run.out << run.err;
+    EXPECT_TRUE(Contains(run.err, "is not a board's name or a scorer's version")) << run.err;
+    EXPECT_LT(run.err.size(), 600u) << run.err;
+  }
+
   // Claims that disagree, and bad usage: refused, nothing written.
   ReferenceClaimSpec loose;
   ReferenceClaimSpec tight;

@@ -111,6 +111,16 @@ TEST(InputFile, JsonIsScannedForAByteOrderMarkItsDepthAndItsLongestString) {
   EXPECT_LT(long_string.message().size(), 200u) << "the string is not echoed";
   EXPECT_FALSE(check("{\"" + longest + "a\": 1}").ok()) << "a key is a string";
   EXPECT_FALSE(check("[\"" + longest + "a").ok()) << "an unclosed string";
+  // JSON is UTF-8; a byte that is not is refused, and not echoed.
+  EXPECT_TRUE(check("[\"caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80\"]").ok());
+  for (const std::string& bad : {std::string("\x9b"), std::string("\xff"), std::string("\xc3"),
+                                 std::string("\xc0\xaf"), std::string("\xed\xa0\x80"),
+                                 std::string("\xf4\x90\x80\x80")}) {
+    const Status status = check("{\"version\": \"" + bad + "\"}");
+    EXPECT_NE(status.message().find("is not UTF-8 at byte 13"), std::string::npos)
+        << status.message();
+    EXPECT_EQ(status.message().find(bad), std::string::npos) << "the byte is not echoed";
+  }
 }
 
 // A directory a user names (evidence, a sharded run) is walked before any file in it is opened:
