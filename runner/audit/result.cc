@@ -18,14 +18,26 @@ std::string Gist(const std::string& text) {
   return line.size() > kMost ? line.substr(0, kMost - 3) + "..." : line;
 }
 
+// A finding's text kept to kMostFindingBytes, cut at a character's start: a finding may quote a
+// value of the evidence, and a hostile value is not printed whole.
+constexpr size_t kMostFindingBytes = 2000;
+std::string Kept(std::string text) {
+  if (text.size() <= kMostFindingBytes) return text;
+  size_t cut = kMostFindingBytes;
+  while (cut > 0 && (static_cast<unsigned char>(text[cut]) & 0xc0) == 0x80) --cut;
+  const size_t all = text.size();
+  text.resize(cut);
+  return text + "... (" + std::to_string(all) + " bytes in all)";
+}
+
 }  // namespace
 
 void AuditResult::Breaks(std::string where, std::string message) {
-  findings.push_back({AuditFinding::Kind::kBreaks, std::move(where), std::move(message)});
+  findings.push_back({AuditFinding::Kind::kBreaks, Kept(std::move(where)), Kept(std::move(message))});
 }
 
 void AuditResult::Note(std::string where, std::string message) {
-  findings.push_back({AuditFinding::Kind::kNote, std::move(where), std::move(message)});
+  findings.push_back({AuditFinding::Kind::kNote, Kept(std::move(where)), Kept(std::move(message))});
 }
 
 void AuditResult::NotOfficial(std::string where, std::string message, std::string reason) {

@@ -51,6 +51,19 @@ TEST(VerdictTest, ALongFindingIsCutInTheVerdictLine) {
   EXPECT_NE(line.find("...)"), std::string::npos);
 }
 
+// A finding may quote a value of the evidence: a long one is kept to its first 2,000 bytes, cut
+// at a character's start, and says how long it was.
+TEST(VerdictTest, AFindingQuotingALongValueIsKeptShort) {
+  AuditResult result;
+  result.Breaks("calls.json", "dataset \"" + std::string(1990, 'a') + "\u00e9" +
+                                  std::string(100000, 'b') + "\" is no dataset");
+  result.Note(std::string(5000, 'w'), "a note");
+  ASSERT_EQ(result.findings.size(), 2u);
+  const std::string& kept = result.findings[0].message;
+  EXPECT_EQ(kept, "dataset \"" + std::string(1990, 'a') + "... (102016 bytes in all)");
+  EXPECT_LT(result.findings[1].where.size(), 2100u);
+}
+
 TEST(VerdictTest, NothingToAuditSaysWhy) {
   AuditResult result;
   result.nothing_to_audit = "run-2.json holds no record";
