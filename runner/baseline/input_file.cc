@@ -13,6 +13,9 @@
 #include <vector>
 
 #include "core/file.h"
+#include "data/idx.h"
+#include "data/registry.h"
+#include "rules/rule_set.h"
 
 namespace ratchet {
 namespace {
@@ -59,7 +62,7 @@ Result<std::string> ReadInputFile(const std::string& path, const std::string& wh
   // Without blocking: a file swapped for a FIFO since the check opens at once and is refused.
   const int fd = open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
   if (fd < 0) return Status::IOError("open " + path, errno);
-  struct stat info;
+  struct stat info {};
   if (fstat(fd, &info) != 0 || !S_ISREG(info.st_mode)) {
     const mode_t mode = info.st_mode;
     close(fd);
@@ -138,7 +141,7 @@ Status CheckJsonShape(std::string_view text, const std::string& path, const std:
     return Status::BadInput(named + " is not UTF-8 at byte " + std::to_string(bad) +
                             ", which JSON must be");
   }
-  size_t depth = 0, deepest = 0, length = 0, longest = 0;
+  size_t depth = 0, deepest = 0, length = 0, longest = 0, token = 0;
   bool in_string = false, escaped = false;
   for (const char c : text) {
     if (in_string) {
@@ -154,6 +157,16 @@ Status CheckJsonShape(std::string_view text, const std::string& path, const std:
       ++length;
       if (length > kMaxJsonString) break;
       continue;
+    }
+    // A number or literal is a token; a parser's error echoes a long one whole.
+    const bool in_token = !(c == '"' || c == '[' || c == '{' || c == ']' || c == '}' ||
+                            c == ',' || c == ':' || c == ' ' || c == '\n' || c == '\t' ||
+                            c == '\r');
+    token = in_token ? token + 1 : 0;
+    if (token > kMaxJsonToken) {
+      return Status::BadInput(named + " holds a number or literal over " +
+                              std::to_string(kMaxJsonToken) + " characters, the longest ratchet "
+                              "reads");
     }
     if (c == '"') {
       in_string = true;
@@ -196,6 +209,8 @@ Status CheckMethodFile(const std::string& path, const std::string& what) {
 
 Status CheckJsonFileOption(const std::optional<std::string>& path_or_id, const std::string& what) {
   if (!path_or_id) return Status::Ok();
+  Result<const RuleSet*> embedded = FindEmbeddedRuleSetById(*path_or_id);
+  if (embedded.ok() && *embedded != nullptr) return Status::Ok();  // an id is looked up first
   struct stat info;
   if (lstat(path_or_id->c_str(), &info) != 0) return Status::Ok();  // an id, or missing
   return CheckJsonInput(*path_or_id, what);
@@ -203,25 +218,20 @@ Status CheckJsonFileOption(const std::optional<std::string>& path_or_id, const s
 
 namespace {
 
-Status CheckDataTree(const std::string& dir, int depth) {
-  DIR* folder = opendir(dir.c_str());
-  if (folder == nullptr) return Status::Ok();  // unreadable: the dataset reader says so
-  std::vector<std::string> names;
-  while (dirent* entry = readdir(folder)) {
-    const std::string name = entry->d_name;
-    if (name != "." && name != "..") names.push_back(name);
-    if (names.size() > 10000) break;
-  }
-  closedir(folder);
-  for (const std::string& name : names) {
-    const std::string path = dir + "/" + name;
-    struct stat info;
-    if (stat(path.c_str(), &info) != 0) continue;  // a dangling link: never read
-    if (S_ISDIR(info.st_mode)) {
-      if (depth < 3) RATCHET_RETURN_IF_ERROR(CheckDataTree(path, depth + 1));
-    } else if (!S_ISREG(info.st_mode)) {
-      return Status::BadInput("--data holds " + Excerpt(path) + ", " + KindOf(info.st_mode) +
-                              ", where ratchet reads only regular files and folders");
+// The files of `dir` a dataset reader would open: each dataset's folder names, each IDX file,
+// raw or gzipped (data/locate.cc), links followed.
+Status CheckDatasetFiles(const std::string& dir) {
+  for (const DatasetSpec& spec : DatasetRegistry()) {
+    for (const std::string& folder_name : spec.folder_names) {
+      for (IdxKind kind : {IdxKind::kImages, IdxKind::kLabels}) {
+        const std::string raw = dir + "/" + folder_name + "/" + IdxFileName(kind);
+        for (const std::string& path : {raw, raw + ".gz"}) {
+          struct stat info;
+          if (stat(path.c_str(), &info) != 0 || S_ISREG(info.st_mode)) continue;
+          return Status::BadInput("--data holds " + Excerpt(path) + ", " + KindOf(info.st_mode) +
+                                  ", where a dataset's file must be a regular file");
+        }
+      }
     }
   }
   return Status::Ok();
@@ -233,7 +243,7 @@ Status CheckDataFolder(const std::string& dir) {
   struct stat info;
   if (stat(dir.c_str(), &info) != 0) return Status::Ok();  // missing: the command says so
   if (!S_ISDIR(info.st_mode)) return Status::BadInput("--data " + Excerpt(dir) + " is not a folder");
-  return CheckDataTree(dir, 1);
+  return CheckDatasetFiles(dir);
 }
 
 namespace {
@@ -247,12 +257,15 @@ Status CheckTree(const std::string& dir, const std::string& what, int depth, siz
   if (depth > 16) {
     return Status::BadInput(what + ": " + Excerpt(dir) + " lies more than 16 folders deep");
   }
+  // A folder that cannot be opened (gone since it was listed, or another user's, as a sharded
+  // run's plans/ is) is left to the reader that needs a file in it.
   DIR* folder = opendir(dir.c_str());
-  if (folder == nullptr) return Status::IOError("open " + Excerpt(dir), errno);
+  if (folder == nullptr) return Status::Ok();
   std::vector<std::string> names;
   while (dirent* entry = readdir(folder)) {
     const std::string name = entry->d_name;
     if (name != "." && name != "..") names.push_back(name);
+    if (*entries + names.size() > 1000000) break;
   }
   closedir(folder);
   std::sort(names.begin(), names.end());
@@ -267,7 +280,10 @@ Status CheckTree(const std::string& dir, const std::string& what, int depth, siz
                               "writes");
     }
     struct stat info;
-    if (lstat(path.c_str(), &info) != 0) return Status::IOError("lstat " + Excerpt(path), errno);
+    if (lstat(path.c_str(), &info) != 0) {
+      if (errno == ENOENT) continue;  // removed since it was listed (a temporary file renamed)
+      return Status::IOError("lstat " + Excerpt(path), errno);
+    }
     if (S_ISDIR(info.st_mode)) {
       RATCHET_RETURN_IF_ERROR(CheckTree(path, what, depth + 1, entries));
     } else if (S_ISLNK(info.st_mode)) {

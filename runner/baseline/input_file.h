@@ -32,10 +32,11 @@ Result<std::string> ReadInputFile(const std::string& path, const std::string& wh
 inline constexpr size_t kMaxJsonDepth = 64;
 inline constexpr size_t kMaxJsonString = 64u << 10;
 inline constexpr size_t kMaxJsonFile = 256u << 20;
+inline constexpr size_t kMaxJsonToken = 1024;  // a number or literal
 
 // Bad input unless the bytes `text` of `path` (named `what`) are JSON a reader may safely be
-// given: no byte-order mark, nested at most kMaxJsonDepth deep, no string (or key) longer than
-// kMaxJsonString bytes. Checked by a scan, before any parser sees the text; whether it is valid
+// given: UTF-8 without a byte-order mark, nested at most kMaxJsonDepth deep, no string (or key)
+// longer than kMaxJsonString bytes, no number or literal longer than kMaxJsonToken. Checked by a scan, before any parser sees the text; whether it is valid
 // JSON is the reader's to say.
 Status CheckJsonShape(std::string_view text, const std::string& path, const std::string& what);
 
@@ -46,7 +47,8 @@ Status CheckJsonInput(const std::string& path, const std::string& what);
 // before any file in it is opened: `dir` is a folder, and every entry under it is a folder or a
 // regular file (no FIFO, device, socket or symlink, which would block or lead out of it), named
 // in printable ASCII, with each .json file passing CheckJsonShape. At most 16 folders deep and
-// 1,000,000 entries.
+// 1,000,000 entries. An entry that vanishes while it is walked (a temporary file renamed) and a
+// folder it may not open are left to the reader.
 Status CheckInputTree(const std::string& dir, const std::string& what);
 
 // A method file (a submission) the tool hands the scorer: a regular file of at most
@@ -58,9 +60,10 @@ Status CheckMethodFile(const std::string& path, const std::string& what);
 // (--rules mnist-a100/1.2.0) is left to its reader.
 Status CheckJsonFileOption(const std::optional<std::string>& path_or_id, const std::string& what);
 
-// A --data folder: a folder whose entries, to 3 folders deep and with symlinks followed (a
-// dataset may be linked from where a package installed it), are folders or regular files: a
-// FIFO would block the dataset reader, which no signal then ends.
+// A --data folder: a folder in which each file a dataset reader would open (a dataset's folder,
+// its IDX files raw or gzipped; symlinks followed, since a dataset may be linked from where a
+// package installed it) is a regular file: a FIFO would block the reader, which no signal then
+// ends.
 Status CheckDataFolder(const std::string& dir);
 
 // `text` for a message: bytes outside printable ASCII as \xNN (a newline kept when

@@ -7,6 +7,7 @@
 #include <optional>
 #include <set>
 
+#include "baseline/input_file.h"
 #include "contract/contract.h"
 #include "contract/contract_view.h"
 #include "core/canonical_json.h"
@@ -395,6 +396,12 @@ void CheckReviewedEvidence(const Baseline& baseline, const std::string& folder,
              "it was promoted (reviewed_by " + record.reviewed_by +
                  ") but names no evidence it was reviewed from: promote it again from a run's "
                  "evidence"});
+      } else if (record.expected && !baseline.reviewers.empty()) {
+        // A baseline that lists its reviewers' keys holds every expectation to signed evidence.
+        result->errors.push_back(
+            {"evidence-incomplete", id,
+             "its expected outcome names no evidence, and the baseline accepts only evidence "
+             "signed by one of its reviewers' keys: promote it from a signed run's evidence"});
       } else if (record.expected) {
         result->notes.push_back(id +
                                 ": its expected outcome was written by hand, with no evidence "
@@ -403,7 +410,11 @@ void CheckReviewedEvidence(const Baseline& baseline, const std::string& folder,
       continue;
     }
     const std::string path = InBaselineFolder(folder, record.evidence->path);
-    Result<EvidenceSummary> reviewed = ReadEvidence(path);
+    // Checked before it is read, as every directory a user hands the tool is (a FIFO, a link,
+    // JSON nested deep enough to crash a parser).
+    Status walked = CheckInputTree(path, "its reviewed evidence");
+    Result<EvidenceSummary> reviewed =
+        walked.ok() ? ReadEvidence(path) : Result<EvidenceSummary>(walked);
     if (!reviewed.ok()) {
       result->errors.push_back(
           {"evidence-incomplete", id,
@@ -440,6 +451,12 @@ void CheckReviewedEvidence(const Baseline& baseline, const std::string& folder,
       // match, verifies against its manifest but not against a reviewer's signature.
       const SignatureCheck signature = CheckSignature(path);
       std::string why;
+      // The signed evidence must be this record's: its report holds the record, of these bytes.
+      const Json* scored = nullptr;
+      if (reviewed->report.is_object() && reviewed->report.contains("records") &&
+          reviewed->report["records"].is_object() && reviewed->report["records"].contains(id)) {
+        scored = &reviewed->report["records"][id];
+      }
       if (!signature.present) {
         why = "it is not signed, and the baseline accepts only evidence signed by one of its "
               "reviewers' keys";
@@ -448,6 +465,10 @@ void CheckReviewedEvidence(const Baseline& baseline, const std::string& folder,
       } else if (ReviewerOf(baseline, signature.public_hex).empty()) {
         why = "it is signed by key " + KeyId(signature.public_hex) +
               ", which is not among the baseline's reviewers";
+      } else if (scored == nullptr || !scored->is_object() ||
+                 scored->value("sha256", Json()) != Json(record.sha256)) {
+        why = "its report holds no scoring of record \"" + id + "\" with sha256 " +
+              record.sha256 + ": it is not the evidence this record was reviewed from";
       }
       if (!why.empty()) {
         result->errors.push_back({"evidence-incomplete", id,

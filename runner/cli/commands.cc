@@ -60,8 +60,8 @@ void PrintHelp(std::ostream& out) {
 // --rules FILE (a rule set's document: regular, and JSON a parser may be given) and --data DIR
 // (no FIFO or device among its datasets), wherever a command takes them.
 Status CheckInputOptions(const std::vector<std::string>& args) {
+  // Every occurrence: "--" may be an option's value, so it ends nothing here.
   for (size_t i = 0; i < args.size(); ++i) {
-    if (args[i] == "--") break;
     for (const std::string option : {"--rules", "--data"}) {
       std::optional<std::string> value;
       if (args[i] == option && i + 1 < args.size()) value = args[i + 1];

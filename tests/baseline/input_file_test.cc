@@ -111,6 +111,12 @@ TEST(InputFile, JsonIsScannedForAByteOrderMarkItsDepthAndItsLongestString) {
   EXPECT_LT(long_string.message().size(), 200u) << "the string is not echoed";
   EXPECT_FALSE(check("{\"" + longest + "a\": 1}").ok()) << "a key is a string";
   EXPECT_FALSE(check("[\"" + longest + "a").ok()) << "an unclosed string";
+  // A number or literal past 1,024 characters is refused (a parser's error echoes it whole).
+  EXPECT_TRUE(check("[" + std::string(1024, '1') + "]").ok());
+  const Status token = check("[" + std::string(1000000, '1') + "]");
+  EXPECT_NE(token.message().find("a number or literal over 1024 characters"), std::string::npos)
+      << token.message();
+  EXPECT_LT(token.message().size(), 200u);
   // JSON is UTF-8; a byte that is not is refused, and not echoed.
   EXPECT_TRUE(check("[\"caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80\"]").ok());
   for (const std::string& bad : {std::string("\x9b"), std::string("\xff"), std::string("\xc3"),
@@ -166,6 +172,17 @@ TEST(InputFile, AnEvidenceTreeHoldsOnlyFoldersAndRegularFilesOfPlainNames) {
 
   TempDir outside;
   EXPECT_TRUE(CheckInputTree(outside / "missing", "the evidence").ok()) << "the reader says so";
+
+  // --data: the files a dataset reader opens must be regular; anything else there is not read.
+  TempDir data;
+  std::filesystem::create_directories(data / "mnist");
+  std::filesystem::create_directories(data / "other");
+  ASSERT_EQ(mkfifo((data / "other/a-fifo").c_str(), 0600), 0);
+  EXPECT_TRUE(CheckDataFolder(data.path()).ok()) << "a FIFO no reader opens";
+  ASSERT_EQ(mkfifo((data / "mnist/train-labels-idx1-ubyte.gz").c_str(), 0600), 0);
+  const Status dataset = CheckDataFolder(data.path());
+  EXPECT_NE(dataset.message().find("mnist/train-labels-idx1-ubyte.gz, a FIFO"), std::string::npos)
+      << dataset.message();
 }
 
 // A method file over the limit the scorer reads is refused naming its size and the limit (the
@@ -182,6 +199,14 @@ TEST(InputFile, AMethodFileOverItsLimitAndAFifoAsRulesAreRefused) {
             std::string::npos)
       << big.message();
   EXPECT_TRUE(CheckJsonFileOption(std::string("mnist-a100/1.2.0"), "--rules").ok());
+  // A rule set's id is looked up first, as the rule set's reader does, even where a path of that
+  // name exists.
+  const std::filesystem::path here = std::filesystem::current_path();
+  std::filesystem::create_directories(dir / "mnist-a100/1.5.0");
+  std::filesystem::current_path(dir.path());
+  const Status id = CheckJsonFileOption(std::string("mnist-a100/1.5.0"), "--rules");
+  std::filesystem::current_path(here);
+  EXPECT_TRUE(id.ok()) << id.message();
   EXPECT_TRUE(CheckJsonFileOption(std::nullopt, "--rules").ok());
   const std::string fifo = dir / "rules.json";
   ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);

@@ -513,6 +513,20 @@ TEST_F(PromoteOnAGpuLane, OnlyEvidenceSignedByAListedReviewerIsPromoted) {
                                            ", which is not among the baseline's reviewers"),
             std::string::npos)
       << reviewed_errors(unlisted);
+  // Signed evidence of another record, or of other bytes, is not this record's evidence.
+  Baseline other_bytes = *promoted;
+  other_bytes.records["ncm"].sha256 = std::string(64, '1');
+  EXPECT_NE(reviewed_errors(other_bytes).find("its report holds no scoring of record \"ncm\""),
+            std::string::npos)
+      << reviewed_errors(other_bytes);
+  // An expectation written by hand, with no evidence, is no review a listed key signed.
+  Baseline by_hand = *promoted;
+  by_hand.records["ncm"].evidence.reset();
+  by_hand.records["ncm"].reviewed_by.clear();
+  EXPECT_NE(reviewed_errors(by_hand).find("evidence-incomplete: its expected outcome names no "
+                                          "evidence"),
+            std::string::npos)
+      << reviewed_errors(by_hand);
   Baseline no_reviewers = *promoted;
   no_reviewers.reviewers.clear();
   std::filesystem::remove(dir_ / "evidence/signed/SIGNATURE.json");
