@@ -82,7 +82,9 @@ Result<RunReport> ReadRunReport(const std::string& dir) {
     // Each record is held to the lane its shards were scored on (none, when on several).
     ShardContracts contracts(dir);
     std::map<std::string, std::vector<std::string>> shard_ids;
-    for (const ShardedRunShard& s : run->shards) shard_ids[s.shard.record].push_back(s.shard.id);
+    for (const ShardedRunShard& s : run->shards) {
+      if (s.state == "done") shard_ids[s.shard.record].push_back(s.shard.id);  // scored ones
+    }
     for (const auto& [record, ids] : shard_ids) record_lanes[record] = contracts.SharedLane(ids);
     auto planned = contracts.by_lane().find(run->lane);
     if (planned != contracts.by_lane().end()) contract = planned->second;

@@ -49,7 +49,7 @@ Result<std::optional<std::string>> SigningKeyFromArgs(const Args& args) {
     return Status::BadInput(named + ": the private key can be read by others than its owner; "
                                     "`chmod 600 " + path + "`, and make a new key if others did");
   }
-  Result<std::string> pem = ReadInputFile(path, named + ": the key", 1 << 16);
+  Result<std::string> pem = ReadInputFile(path, "the signing key", 1 << 16);
   if (!pem.ok()) return Status::BadInput(pem.status().message());
   Result<std::string> public_key = PublicKeyOf(*pem, named);
   if (!public_key.ok()) return public_key.status();
