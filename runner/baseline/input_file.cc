@@ -227,7 +227,10 @@ Status CheckDatasetFiles(const std::string& dir) {
         const std::string raw = dir + "/" + folder_name + "/" + IdxFileName(kind);
         for (const std::string& path : {raw, raw + ".gz"}) {
           struct stat info;
-          if (stat(path.c_str(), &info) != 0 || S_ISREG(info.st_mode)) continue;
+          // A folder is the reader's to name; a FIFO or device would block it or never end.
+          if (stat(path.c_str(), &info) != 0 || S_ISREG(info.st_mode) || S_ISDIR(info.st_mode)) {
+            continue;
+          }
           return Status::BadInput("--data holds " + Excerpt(path) + ", " + KindOf(info.st_mode) +
                                   ", where a dataset's file must be a regular file");
         }
