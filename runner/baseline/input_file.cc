@@ -251,11 +251,6 @@ Status CheckDataFolder(const std::string& dir) {
 
 namespace {
 
-bool PrintableName(const std::string& name) {
-  return std::all_of(name.begin(), name.end(),
-                     [](char c) { return c >= 0x20 && c < 0x7f; });
-}
-
 Status CheckTree(const std::string& dir, const std::string& what, int depth, size_t* entries) {
   if (depth > 16) {
     return Status::BadInput(what + ": " + Excerpt(dir) + " lies more than 16 folders deep");
@@ -277,7 +272,7 @@ Status CheckTree(const std::string& dir, const std::string& what, int depth, siz
       return Status::BadInput(what + " holds more than 1,000,000 files and folders");
     }
     const std::string path = dir + "/" + name;
-    if (!PrintableName(name)) {
+    if (!PrintableAscii(name)) {
       return Status::BadInput(what + " holds " + Excerpt(path) +
                               ", a name with bytes outside printable ASCII, which ratchet never "
                               "writes");
@@ -311,6 +306,10 @@ Status CheckInputTree(const std::string& dir, const std::string& what) {
   if (!S_ISDIR(info.st_mode)) return NotRegular(dir, what, info.st_mode);
   size_t entries = 0;
   return CheckTree(dir, what, 0, &entries);
+}
+
+bool PrintableAscii(std::string_view text) {
+  return std::all_of(text.begin(), text.end(), [](char c) { return c >= 0x20 && c < 0x7f; });
 }
 
 std::string Excerpt(std::string_view text, size_t max, bool keep_newlines) {

@@ -66,6 +66,9 @@ Status CheckJsonFileOption(const std::optional<std::string>& path_or_id, const s
 // ends.
 Status CheckDataFolder(const std::string& dir);
 
+// Whether every byte of `text` is printable ASCII (0x20-0x7e).
+bool PrintableAscii(std::string_view text);
+
 // `text` for a message: bytes outside printable ASCII as \xNN (a newline kept when
 // `keep_newlines`), and when longer than `max` characters its start, then "... (N bytes in all)".
 std::string Excerpt(std::string_view text, size_t max = 300, bool keep_newlines = false);

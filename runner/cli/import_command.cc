@@ -151,9 +151,7 @@ int RunImport(CommandContext& context) {
     for (const auto& [field, text] : {std::pair<const char*, const std::string&>{
                                           "device", audit->reference->device},
                                       {"version", audit->reference->version}}) {
-      const bool printable = std::all_of(text.begin(), text.end(),
-                                         [](char c) { return c >= 0x20 && c < 0x7f; });
-      if (text.size() > 256 || !printable) {
+      if (text.size() > 256 || !PrintableAscii(text)) {
         return fail(Status::BadInput(claim + ": its " + field + " (" + Excerpt(text, 60) +
                                      ") is not a board's name or a scorer's version: at most "
                                      "256 printable ASCII characters"));
