@@ -310,6 +310,7 @@ Status AuditEvidence(const std::string& dir, const EvidenceAuditOptions& options
   for (FolderItem& item : *items) context.items[item.path] = item;
   context.contract = summary->contract;
   context.data_dir = options.data_dir;
+  context.recount = options.recount;
   context.datasets = options.datasets;
   if (!summary->seed_reveal.empty() && !summary->seed_commit.empty() &&
       SeedMatchesCommit(summary->seed_reveal, summary->seed_commit)) {

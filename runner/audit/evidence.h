@@ -33,6 +33,11 @@ struct EvidenceAuditOptions {
   // Whether SIGNATURE.json is looked for (AuditSignature): not in a shard of a sharded run, which
   // the run's own signature covers.
   bool signature = true;
+  // Whether each call's correct labels are re-counted against its draw, regenerated (some 50 ms
+  // a call). Off for the evidence a baseline's records were reviewed from, checked at every run:
+  // its bytes are the ones promote audited whole, pinned by the manifest sha256 the baseline
+  // names; the rest of the audit, which re-derives its outcomes and times, still runs.
+  bool recount = true;
 };
 
 // SIGNATURE.json of `dir` against its `manifest_file`: one that verifies is checked and names its

@@ -497,7 +497,7 @@ Result<RunOutcomeFacts> AuditRun(EvidenceContext& context, const RecordFacts& re
         continue;
       }
       // Re-count correct against the draw, regenerated from the revealed seed.
-      if (!context.seed) continue;
+      if (!context.seed || !context.recount) continue;
       if (!context.datasets) {
         Result<DataSearch> search = MakeDataSearch(context.data_dir);
         if (!search.ok()) return search.status();

@@ -29,6 +29,7 @@ struct EvidenceContext {
   std::optional<RunSeed> seed;              // the revealed seed, when it matches its commitment
   Json contract;                            // null when unreadable
   std::optional<std::string> data_dir;
+  bool recount = true;  // EvidenceAuditOptions::recount
   // Located on first need; `datasets_error` set when they could not be.
   std::optional<std::vector<LocatedDataset>> datasets;
   // Why labels were not re-counted: each reason once, with the first labels file and a count.

@@ -113,14 +113,6 @@ std::string ReviewedBoard(const Baseline& baseline, const std::string& folder,
 
 RatchetResult RatchetErrors(const Baseline& baseline, const RatchetInputs& inputs);
 
-// The errors of the reviewed evidence the `selected` records name (`folder` is the baseline's):
-// evidence-incomplete for evidence that is missing, unreadable, not the manifest the baseline
-// names, or not complete and verified, or, when the baseline lists reviewers' keys, not signed by
-// one of them, and for a record promoted without evidence; a note for an expected outcome written
-// by hand.
-void CheckReviewedEvidence(const Baseline& baseline, const std::string& folder,
-                           const std::vector<std::string>& selected, RatchetResult* result);
-
 }  // namespace ratchet
 
 #endif  // RATCHET_BASELINE_RATCHET_H_

@@ -15,6 +15,7 @@
 #include "baseline/baseline.h"
 #include "baseline/baseline_lock.h"
 #include "baseline/input_file.h"
+#include "audit/reviewed_evidence.h"
 #include "baseline/ratchet.h"
 #include "baseline/ratchet_report.h"
 #include "cli/commands.h"

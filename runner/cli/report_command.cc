@@ -6,6 +6,7 @@
 #include "baseline/input_file.h"
 #include "cli/html_report.h"
 #include "cli/run_report.h"
+#include "cli/verified_evidence.h"
 #include "core/args.h"
 #include "core/exit_codes.h"
 #include "core/file.h"
@@ -14,8 +15,12 @@
 namespace ratchet {
 
 const char kReportUsage[] =
-    "usage: ratchet report DIR --markdown [FILE]\n"
-    "       ratchet report DIR [DIR ...] --html FILE\n"
+    "usage: ratchet report DIR --markdown [FILE] [--rules ID|FILE] [--data DIR]\n"
+    "       ratchet report DIR [DIR ...] --html FILE [--rules ID|FILE] [--data DIR]\n"
+    "\n"
+    "Every DIR is verified first, as `ratchet audit DIR` verifies it (its outcomes and times\n"
+    "re-derived from its calls). A Markdown summary of evidence that does not stand opens by\n"
+    "saying so, with the audit's findings; no page is drawn of such evidence. Either exits 1.\n"
     "\n"
     "Writes a run's evidence (an evidence directory of `ratchet run` or `ratchet score`, or a\n"
     "sharded run) as Markdown for a pull request: the contract in one line, then one row per\n"
@@ -25,18 +30,24 @@ const char kReportUsage[] =
     "from the baseline the run names, when it is still the one the run was held to.\n"
     "\n"
     "  --markdown [FILE]  write to FILE (replaced atomically), or to stdout without one\n"
+    "  --rules ID|FILE    the rule set the evidence was scored under, when it is not one\n"
+    "                     compiled into ratchet (as `ratchet audit --rules`)\n"
+    "  --data DIR         where the datasets are, for the labels re-counted\n"
     "  --html FILE        write one self-contained HTML page (no network, no script from\n"
     "                     elsewhere): each record's per-call times for every run against its\n"
     "                     reviewed tolerance, each call's unexplained time, the energy windows\n"
     "                     where measured, and for several DIRs (oldest first) of one record, its\n"
     "                     ranked time across them\n"
     "\n"
-    "Exit codes: 0 written; 2 bad usage, or DIR is not a run's evidence; 3 FILE cannot be "
-    "written\n";
+    "Exit codes: 0 written; 1 the evidence does not stand (the summary says so first); 2 bad\n"
+    "usage, or DIR is not a run's evidence; 3 FILE cannot be written\n";
 
 int RunReportCommand(CommandContext& context) {
   auto fail = [&](const Status& status) { return ReportError(context.err, "report", status); };
-  Result<Args> args = Args::Parse(context.argv, {{"markdown", false}, {"html", true}});
+  Result<Args> args = Args::Parse(context.argv, {{"markdown", false},
+                                                 {"html", true},
+                                                 {"rules", true},
+                                                 {"data", true}});
   if (!args.ok()) return fail(args.status());
   std::vector<std::string> positional = args->positional();
   // Every run's evidence checked before any file in it is read (a FIFO would block, a link
@@ -47,10 +58,22 @@ int RunReportCommand(CommandContext& context) {
       return fail(checked);
     }
   }
+  EvidenceAuditOptions verify;
+  verify.rules_path = args->Get("rules");
+  verify.data_dir = args->Get("data");
   if (args->Has("html")) {
     if (args->Has("markdown")) return fail(Status::Usage("write one: --markdown or --html"));
     if (positional.empty()) {
       return fail(Status::Usage("name the runs' evidence: ratchet report DIR [DIR ...] --html FILE"));
+    }
+    // Nothing is drawn of evidence that does not stand: a plot would show what its files say.
+    for (const std::string& dir : positional) {
+      Result<AuditResult> audit = VerifyEvidence(dir, verify);
+      if (!audit.ok()) return fail(audit.status());
+      if (audit->verdict() != AuditVerdict::kStands) {
+        context.err << "ratchet report: " << DoesNotStand(*audit) << ": no page written\n";
+        return kExitFinding;
+      }
     }
     Result<Json> data = HtmlReportData(positional);
     if (!data.ok()) return fail(data.status());
@@ -66,15 +89,18 @@ int RunReportCommand(CommandContext& context) {
     return fail(Status::Usage("name one run's evidence: ratchet report DIR --markdown [FILE]"));
   }
   const std::string dir = positional[0];
-  Result<RunReport> report = ReadRunReport(dir);
-  if (!report.ok()) return fail(report.status());
-  const std::string markdown = MarkdownReport(*report);
+  Result<VerifiedMarkdown> markdown = MarkdownOfVerified(dir, verify);
+  if (!markdown.ok()) return fail(markdown.status());
   if (positional.size() == 2) {
-    Status written = WriteFileAtomic(positional[1], markdown);
+    Status written = WriteFileAtomic(positional[1], markdown->text);
     if (!written.ok()) return fail(written);
     context.out << "wrote " << positional[1] << "\n";
   } else {
-    context.out << markdown;
+    context.out << markdown->text;
+  }
+  if (!markdown->stands) {
+    context.err << "ratchet report: " << dir << " does not stand: the summary says so first\n";
+    return kExitFinding;
   }
   return kExitSuccess;
 }

@@ -2,6 +2,7 @@
 // evidence directory, then holds the outcomes to the baseline and reports every error, each with
 // its code (docs/baseline.md), before it exits.
 #include <algorithm>
+#include <filesystem>
 #include <iomanip>
 #include <map>
 #include <memory>
@@ -11,10 +12,12 @@
 
 #include "baseline/baseline.h"
 #include "baseline/input_file.h"
+#include "audit/reviewed_evidence.h"
 #include "baseline/ratchet.h"
 #include "baseline/ratchet_report.h"
 #include "cli/commands.h"
 #include "cli/run_report.h"
+#include "cli/verified_evidence.h"
 #include "cli/run_sharded.h"
 #include "cli/tool_sha256.h"
 #include "core/version.h"
@@ -103,6 +106,20 @@ const char kRunUsage[] =
 
 namespace {
 
+// Whether `path` lies inside the folder `folder` (which need not exist yet), as paths go.
+bool IsInside(const std::string& path, const std::string& folder) {
+  std::error_code error;
+  const std::filesystem::path file = std::filesystem::absolute(path, error).lexically_normal();
+  const std::filesystem::path dir = std::filesystem::absolute(folder, error).lexically_normal();
+  if (error) return false;
+  auto d = dir.begin(), f = file.begin();
+  for (; d != dir.end() && f != file.end(); ++d, ++f) {
+    if (d->empty()) break;  // a trailing separator
+    if (*d != *f) return false;
+  }
+  return (d == dir.end() || d->empty()) && f != file.end();
+}
+
 // A time in ms as the table prints it, "-" when there is none.
 std::string MsText(std::optional<double> ms) {
   if (!ms) return "-";
@@ -170,11 +187,18 @@ void PrintRunOutcome(const RunRequest& request, const RunOutcome& outcome,
                      CommandContext& context) {
   const RatchetResult& ratchet = outcome.ratchet;
   if (request.markdown) {
-    // Read back from the evidence, as `ratchet report` reads it: what the reviewer sees is what
-    // the evidence holds.
-    Result<RunReport> report = ReadRunReport(outcome.evidence);
-    Status written = report.ok() ? WriteFileAtomic(*request.markdown, MarkdownReport(*report))
-                                 : report.status();
+    // Read back from the evidence and verified, as `ratchet report` does: what the reviewer sees
+    // is what the evidence's calls give.
+    EvidenceAuditOptions verify;
+    verify.rules_path = request.options.rules_path;
+    verify.data_dir = request.options.data_dir;
+    Result<VerifiedMarkdown> markdown = MarkdownOfVerified(outcome.evidence, verify);
+    Status written = markdown.ok() ? WriteFileAtomic(*request.markdown, markdown->text)
+                                   : markdown.status();
+    if (written.ok() && !markdown->stands) {
+      context.err << "ratchet run: " << outcome.evidence
+                  << " does not stand as `ratchet audit` verifies it; the summary says so first\n";
+    }
     if (!written.ok()) {
       context.err << "ratchet run: the Markdown summary was not written: " << written.message()
                   << "\n";
@@ -560,6 +584,17 @@ int Run(CommandContext& context) {
   if (args->Has("markdown") && IsDirectory(*args->Get("markdown"))) {
     return fail(Status::Usage("--markdown " + *args->Get("markdown") +
                               " is a folder: name the file to write the summary to"));
+  }
+  // The summary is not written into the evidence: a file the run did not write there would
+  // make it fail its audit.
+  if (args->Has("markdown")) {
+    const std::optional<std::string> into =
+        args->Has("resume") ? args->Get("resume") : args->Get("out");
+    if (into && IsInside(*args->Get("markdown"), *into)) {
+      return fail(Status::Usage("--markdown " + *args->Get("markdown") + " is inside " + *into +
+                                ", the run's evidence, which holds only what the run writes: "
+                                "name a file outside it"));
+    }
   }
   if (args->Has("resume")) {
     if (Status checked = CheckInputTree(*args->Get("resume"), "the run's directory");

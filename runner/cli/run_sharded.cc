@@ -21,15 +21,19 @@
 #include "cli/scorer_client.h"
 #include "cli/sharded_collect.h"
 #include "cli/sharded_run.h"
+#include "cli/sharded_run_audit.h"
 #include "cli/shards.h"
 #include "contract/contract_view.h"
 #include "core/exit_codes.h"
 #include "core/file.h"
 #include "core/sha256.h"
 #include "core/subprocess.h"
+#include "data/locate.h"
+#include "evidence/signature.h"
 #include "evidence/layout.h"
 #include "evidence/reader.h"
 #include "rules/judge.h"
+#include "rules/rule_set.h"
 
 namespace ratchet {
 
@@ -307,6 +311,24 @@ std::unique_ptr<ShardExecutor> MakeExecutor(const RunState& state,
   return std::make_unique<LocalExecutor>(devices, maker);
 }
 
+// How this run's shards are verified: under the run's rule set and data folder, the datasets
+// located once for every shard.
+Result<ShardVerification> VerificationOf(const RunState& state, const RunRequest& request) {
+  ShardVerification verification;
+  verification.run_seed = state.seed;
+  // The rule set the shards lock: the audit of each checks that its contract locks it.
+  Result<RuleSet> rules = LoadRuleSet(request.options.rules_path);
+  if (!rules.ok()) return rules.status();
+  verification.options.rules = std::move(rules).value();
+  verification.options.data_dir = request.options.data_dir;
+  Result<DataSearch> search = MakeDataSearch(request.options.data_dir);
+  if (!search.ok()) return search.status();
+  Result<std::vector<LocatedDataset>> located = LocateDatasets(*search);
+  if (!located.ok()) return located.status();
+  verification.options.datasets = std::move(located).value();
+  return verification;
+}
+
 // Scores every shard not done, adds the second scorings the first call for, and collects.
 int Drive(RunState& state, const RunRequest& request, const ShardedRunOptions& options,
           CommandContext& context) {
@@ -327,9 +349,22 @@ int Drive(RunState& state, const RunRequest& request, const ShardedRunOptions& o
   Status made = Status::Ok();
   std::unique_ptr<ShardExecutor> executor = MakeExecutor(state, options, &made);
   if (!executor) return fail(made);
-  auto verify = [&state](const Shard& shard, const ShardAttempt& attempt) {
-    return VerifyShard(attempt.folder.empty() ? ShardFolder(state.dir, shard.id) : attempt.folder,
-                       shard, state.run, state.seed);
+  // Every shard is verified as its attempt ends, through the verification the audit makes, and
+  // signed then with the run's key (so that --resume can tell what this key witnessed); again
+  // when --resume keeps it; and once more as collect counts it.
+  Result<ShardVerification> verification = VerificationOf(state, request);
+  if (!verification.ok()) return fail(verification.status());
+  auto verify = [&state, &request, &verification](const Shard& shard,
+                                                  const ShardAttempt& attempt) -> Status {
+    const std::string folder =
+        attempt.folder.empty() ? ShardFolder(state.dir, shard.id) : attempt.folder;
+    // A fresh attempt holds no signature yet: it is verified unsigned, then signed.
+    Result<VerifiedShard> verified = VerifyShard(folder, shard, state.run, state.seed, "",
+                                                 verification->options);
+    if (!verified.ok()) return verified.status();
+    if (!verified->stands()) return Status::BadInput(verified->why_not());
+    if (!request.options.signing_key) return Status::Ok();
+    return SignShard(folder, *request.options.signing_key);
   };
   ShardScheduler scheduler(executor.get(), options.max_attempts, verify);
   std::map<std::string, size_t>& earlier = state.earlier;
@@ -337,8 +372,13 @@ int Drive(RunState& state, const RunRequest& request, const ShardedRunOptions& o
   for (ShardedRunShard& s : run.shards) {
     earlier[s.shard.id] = s.attempts.size();
     const std::string folder = ShardFolder(state.dir, s.shard.id);
-    const Status verified =
-        s.state == "done" ? VerifyShard(folder, s.shard, run, state.seed) : Status::Ok();
+    Status verified = Status::Ok();
+    if (s.state == "done") {
+      Result<VerifiedShard> shard = VerifyShard(folder, s.shard, run, state.seed, run.signer,
+                                                verification->options);
+      if (!shard.ok()) return fail(shard.status());
+      if (!shard->stands()) verified = Status::BadInput(shard->why_not());
+    }
     if (s.state == "done" && verified.ok()) {
       (void)scheduler.AddDone(s.shard, {});
       ++kept;
@@ -401,7 +441,7 @@ int Drive(RunState& state, const RunRequest& request, const ShardedRunOptions& o
     // A record whose first scoring calls for a second gets its shards now (once: a resumed run
     // may have them already).
     Result<std::vector<ScoreAgainShards>> again =
-        RecordsToScoreAgain(state.dir, run, state.gpu, request, records);
+        RecordsToScoreAgain(state.dir, run, *verification, state.gpu, request, records);
     if (!again.ok()) return fail(again.status());
     bool added = false;
     for (const ScoreAgainShards& record : *again) {
@@ -419,8 +459,8 @@ int Drive(RunState& state, const RunRequest& request, const ShardedRunOptions& o
 
   // Collect: every shard verified again, the records assembled, the run held to the baseline.
   Result<RunOutcome> collected =
-      CollectShards(state.dir, run, state.seed, state.gpu, request,
-                    ContractView(state.contract).rule_set().value_or(Json()), records, notes);
+      CollectShards(state.dir, run, *verification, state.gpu, request,
+                    verification->options.rules->document, records, notes);
   if (!collected.ok()) return fail(collected.status());
   const RunOutcome& outcome = *collected;
   run.report = Json{{"records", ReportRecordsJson(outcome.records)},
@@ -521,6 +561,11 @@ int RunSharded(RunRequest& request, const ShardedRunOptions& options, CommandCon
   state.gpu = state.kind != "cpu";
   state.run.locked = *view.locked();
   state.run.lane = *view.lane_id();
+  if (request.options.signing_key) {
+    Result<std::string> signer = PublicKeyOf(*request.options.signing_key, "the signing key");
+    if (!signer.ok()) return fail(signer.status());
+    state.run.signer = *signer;
+  }
 
   std::string raw(32, '\0');
   if (getrandom(raw.data(), raw.size(), 0) != static_cast<ssize_t>(raw.size())) {
@@ -590,15 +635,36 @@ int ResumeSharded(const std::string& dir_given, const std::optional<ShardedRunOp
   Result<ShardedRun> run = ReadShardedRun(dir);
   if (!run.ok()) return fail(run.status());
   state.run = *run;
-  const bool manifest_missing =
-      state.run.state == "complete" && !PathExists(dir + "/" + kShardedRunManifestFile);
-  if (state.run.state == "complete" && !manifest_missing) {
+  if (state.run.state == "complete") {
+    // A collected run is never collected or signed again: with its MANIFEST.json gone, nothing
+    // would tell its shards from ones rewritten since.
     close(*lock);
-    return fail(Status::Usage(dir + " is complete: there is nothing to resume"));
+    return fail(Status::Usage(
+        PathExists(dir + "/" + kShardedRunManifestFile)
+            ? dir + " is complete: there is nothing to resume"
+            : dir + " was collected, and its " + kShardedRunManifestFile +
+                  " is gone: a collected run is not collected or signed again; `ratchet audit " +
+                  dir + "` says what is left of it, and a new run scores the records again"));
   }
-  // A run collected whose MANIFEST.json could not be written has revealed its seed already.
-  Result<std::string> seed_text = manifest_missing ? Result<std::string>(state.run.seed + "\n")
-                                                   : ReadFile(RunSeedPath(dir), 256);
+  // The run is signed with one key: the one that signed its shards as they were verified. A run
+  // begun unsigned and resumed with --sign has its shards scored so far scored again, since no
+  // key witnessed them.
+  if (signing_key) {
+    Result<std::string> signer = PublicKeyOf(*signing_key, "the signing key");
+    if (!signer.ok()) return fail(signer.status());
+    if (!state.run.signer.empty() && *signer != state.run.signer) {
+      close(*lock);
+      return fail(Status::Usage("the run is signed with key " + KeyId(state.run.signer) +
+                                ", and --sign names key " + KeyId(*signer) +
+                                ": resume it with --sign and the key it began with"));
+    }
+    state.run.signer = *signer;
+  } else if (!state.run.signer.empty()) {
+    close(*lock);
+    return fail(Status::Usage("the run is signed with key " + KeyId(state.run.signer) +
+                              ": resume it with --sign and that key"));
+  }
+  Result<std::string> seed_text = ReadFile(RunSeedPath(dir), 256);
   if (!seed_text.ok()) return fail(seed_text.status());
   Result<std::string> seed = ParseSeedFile(*seed_text, RunSeedPath(dir));
   if (!seed.ok()) return fail(seed.status());

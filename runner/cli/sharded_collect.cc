@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <set>
 
+#include "cli/sharded_run_audit.h"
 #include "contract/contract_view.h"
 #include "core/exit_codes.h"
 #include "core/file.h"
@@ -42,76 +43,23 @@ std::string ShardContracts::SharedLane(const std::vector<std::string>& ids) {
   return lanes.size() == 1 ? *lanes.begin() : "";
 }
 
-Result<ReportEntry> ShardEntry(const std::string& folder, const Shard& shard,
-                               const std::string& run_seed_commit) {
-  Result<std::string> text = ReadFile(folder + "/" + kReportFile, 64u << 20);
-  if (!text.ok()) return text.status();
-  Result<Json> report = ParseJson(*text, kReportFile);
-  if (!report.ok()) return report.status();
-  if (!report->is_object() ||
-      report->value(kShardReportKey, Json()) != ShardReportJson(shard, run_seed_commit)) {
-    return Status::BadInput(std::string(kReportFile) + ": its \"" + kShardReportKey +
-                            "\" is not this shard's");
+Result<ReportEntry> ShardVerification::Entry(const std::string& dir, const ShardedRun& run,
+                                             const Shard& shard) const {
+  Result<VerifiedShard> verified =
+      VerifyShard(ShardFolder(dir, shard.id), shard, run, run_seed, run.signer, options);
+  if (!verified.ok()) return verified.status();
+  if (!verified->stands()) {
+    return Status::Unavailable("shard " + shard.id.substr(0, 12) + " (" + shard.record +
+                               ", run " + std::to_string(shard.run) +
+                               ") fails verification: " + verified->why_not());
   }
-  FindingLines lines;
-  FieldReader reader(kReportFile, &lines);
-  const Json* records = ReportRecordsObject(*report, reader);
-  if (records == nullptr || records->size() != 1 || !records->contains(shard.record)) {
-    return Status::BadInput(std::string(kReportFile) + ": does not hold record " + shard.record +
-                            " alone");
-  }
-  std::optional<ReportRecord> record =
-      ReadReportRecord(records->at(shard.record), "records." + shard.record, reader);
-  if (!record || !lines.lines().empty()) {
-    return Status::BadInput(lines.lines().empty() ? std::string(kReportFile) + ": unreadable"
-                                                  : lines.lines().front());
-  }
-  const ReportEntry& entry = record->first;
-  if (record->rerun || entry.runs.size() != 1 || entry.runs[0].run != shard.run) {
-    return Status::BadInput(std::string(kReportFile) + ": record " + shard.record +
-                            " does not hold run " + std::to_string(shard.run) + " alone");
-  }
-  if (entry.sha256 != shard.submission_sha256) {
-    return Status::BadInput(std::string(kReportFile) + ": the submission scored has sha256 " +
-                            entry.sha256 + ", not the shard's " + shard.submission_sha256);
-  }
-  return entry;
-}
-
-Status VerifyShard(const std::string& folder, const Shard& shard, const ShardedRun& run,
-                   const std::string& run_seed) {
-  Result<EvidenceSummary> evidence = ReadEvidence(folder);
-  if (!evidence.ok()) return evidence.status();
-  if (!evidence->findings.empty()) {
-    return Status::BadInput(evidence->findings.front().file + ": " +
-                            evidence->findings.front().problem);
-  }
-  if (!evidence->complete) {
-    return Status::BadInput("it is not complete (status " + evidence->status + ")");
-  }
-  ContractView contract(evidence->contract);
-  if (!contract.locked().ok() || *contract.locked() != run.locked) {
-    std::string keys;
-    if (contract.locked().ok()) {
-      for (const auto& [key, value] : run.locked.items()) {
-        const Json mine = contract.locked()->value(key, Json());
-        if (mine != value) keys += (keys.empty() ? "" : ", ") + key;
-      }
-    }
-    return Status::BadInput("its contract's locked part is not the run's" +
-                            (keys.empty() ? std::string() : " (it differs at " + keys + ")"));
-  }
-  Result<std::string> seed = ShardSeed(run_seed, shard.id);
-  if (!seed.ok()) return seed.status();
-  if (evidence->seed_reveal != *seed) {
-    return Status::BadInput("its seed is not the one the run derived for it");
-  }
-  Result<ReportEntry> entry = ShardEntry(folder, shard, run.seed_commit);
-  return entry.ok() ? Status::Ok() : entry.status();
+  return *verified->entry;
 }
 
 Result<std::vector<ScoreAgainShards>> RecordsToScoreAgain(const std::string& dir,
-                                                          const ShardedRun& run, bool gpu,
+                                                          const ShardedRun& run,
+                                                          const ShardVerification& verification,
+                                                          bool gpu,
                                                           const RunRequest& request,
                                                           const std::vector<std::string>& records) {
   std::vector<ScoreAgainShards> again;
@@ -126,8 +74,8 @@ Result<std::vector<ScoreAgainShards>> RecordsToScoreAgain(const std::string& dir
         has_rerun = true;
         continue;
       }
-      Result<ReportEntry> entry = ShardEntry(ShardFolder(dir, s.shard.id), s.shard, run.seed_commit);
-      if (!entry.ok()) return Status::Unavailable(entry.status().message());
+      Result<ReportEntry> entry = verification.Entry(dir, run, s.shard);
+      if (!entry.ok()) return entry.status();
       entries.push_back(*entry);
       ids.push_back(s.shard.id);
     }
@@ -150,7 +98,8 @@ Result<std::vector<ScoreAgainShards>> RecordsToScoreAgain(const std::string& dir
 }
 
 Result<RunOutcome> CollectShards(const std::string& dir, const ShardedRun& run,
-                                 const std::string& run_seed, bool gpu, const RunRequest& request,
+                                 const ShardVerification& verification, bool gpu,
+                                 const RunRequest& request,
                                  const Json& rule_set, const std::vector<std::string>& records,
                                  std::vector<std::string> notes) {
   RunOutcome outcome;
@@ -164,14 +113,9 @@ Result<RunOutcome> CollectShards(const std::string& dir, const ShardedRun& run,
     std::vector<std::string> ids;
     for (const ShardedRunShard& s : run.shards) {
       if (s.shard.record != id) continue;
-      const std::string folder = ShardFolder(dir, s.shard.id);
-      Status verified = VerifyShard(folder, s.shard, run, run_seed);
-      if (!verified.ok()) {
-        return Status::Unavailable("shard " + s.shard.id + " fails verification at collect: " +
-                                   verified.message());
-      }
-      Result<ReportEntry> entry = ShardEntry(folder, s.shard, run.seed_commit);
-      if (!entry.ok()) return Status::Unavailable(entry.status().message());
+      // Verified again as it is counted: a folder changed since its attempt ended is refused.
+      Result<ReportEntry> entry = verification.Entry(dir, run, s.shard);
+      if (!entry.ok()) return entry.status();
       (s.rerun ? rerun_entries : first_entries).push_back(*entry);
       ids.push_back(s.shard.id);
     }

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "audit/evidence.h"
 #include "baseline/ratchet.h"
 #include "cli/run_sharded.h"
 #include "cli/sharded_run.h"
@@ -35,15 +36,16 @@ class ShardContracts {
   std::map<std::string, Json> by_lane_;
 };
 
-// The record's entry in a shard's report.json, checked against the shard: its shard member, its
-// one record and its one run, of the shard's submission.
-Result<ReportEntry> ShardEntry(const std::string& folder, const Shard& shard,
-                               const std::string& run_seed_commit);
-
-// What makes a scored shard's folder one the run may collect: complete with nothing found, the
-// contract's locked part the run's, its seed the one derived for it, and its report the shard's.
-Status VerifyShard(const std::string& folder, const Shard& shard, const ShardedRun& run,
-                   const std::string& run_seed);
+// How collect verifies a shard before it counts it: through VerifyShard
+// (cli/sharded_run_audit.h), the one verification the audit makes too.
+struct ShardVerification {
+  std::string run_seed;           // hex
+  EvidenceAuditOptions options;   // the run's rule set and data folder, the datasets located once
+  // Shard `shard` of `run` (in `dir`) verified: its record's entry, what its calls give; else
+  // Unavailable naming the shard and the first finding (or the audit's error).
+  Result<ReportEntry> Entry(const std::string& dir, const ShardedRun& run,
+                            const Shard& shard) const;
+};
 
 // A record to score once more, after its first scoring: its first scoring's runs, and the line
 // that says why.
@@ -56,17 +58,20 @@ struct ScoreAgainShards {
 // have no second-scoring shards yet, each held to the lane its shards were scored on (the run's,
 // when they are on several; `gpu`: whether the run's lane has a GPU).
 Result<std::vector<ScoreAgainShards>> RecordsToScoreAgain(const std::string& dir,
-                                                          const ShardedRun& run, bool gpu,
+                                                          const ShardedRun& run,
+                                                          const ShardVerification& verification,
+                                                          bool gpu,
                                                           const RunRequest& request,
                                                           const std::vector<std::string>& records);
 
-// The run `run` in `dir` collected: every shard of `records` verified again (against `run_seed`),
+// The run `run` in `dir` collected: every shard of `records` verified again (`verification`),
 // each record's scorings combined from its shards, and the whole held to the baseline with
 // HoldByLane (`rule_set`: the run's rule-set document, which names the constants a contract
 // change moved; `notes` added; `gpu`: whether the run's lane has a GPU). The outcome's records and
 // ratchet are what the run's report.json part holds.
 Result<RunOutcome> CollectShards(const std::string& dir, const ShardedRun& run,
-                                 const std::string& run_seed, bool gpu, const RunRequest& request,
+                                 const ShardVerification& verification, bool gpu,
+                                 const RunRequest& request,
                                  const Json& rule_set, const std::vector<std::string>& records,
                                  std::vector<std::string> notes);
 

@@ -182,6 +182,7 @@ Json ShardedRunJson(const ShardedRun& run) {
               {"seed", run.seed.empty() ? Json() : Json(run.seed)},
               {"locked", run.locked},
               {"lane", run.lane},
+              {"signer", run.signer.empty() ? Json() : Json(run.signer)},
               {"shards", shards},
               {"report", run.report},
               {"exit_code", run.exit_code < 0 ? Json() : Json(run.exit_code)},
@@ -216,6 +217,13 @@ Result<ShardedRun> ParseShardedRun(const std::string& text, const std::string& w
     run.seed = seed.get<std::string>();
     s = CheckLowerHex64(run.seed, what + ": seed");
     if (!s.ok()) return s;
+  }
+  const Json signer = json->value("signer", Json());
+  if (!signer.is_null()) {
+    if (!signer.is_string() || !IsPublicKeyHex(signer.get<std::string>())) {
+      return Status::BadInput(what + ": signer is not a public key (64 lowercase hex digits)");
+    }
+    run.signer = signer.get<std::string>();
   }
   const Json exit_code = json->value("exit_code", Json());
   if (exit_code.is_number_integer()) run.exit_code = exit_code.get<int>();
@@ -308,6 +316,14 @@ Status WriteShardedRunManifest(const std::string& dir, const ShardedRun& run,
         WriteFileAtomic(dir + "/" + kSignatureFile, signature->dump(2) + "\n"));
   }
   return WriteFileAtomic(dir + "/" + kShardedRunManifestFile, manifest);
+}
+
+Status SignShard(const std::string& folder, const std::string& signing_key) {
+  Result<std::string> manifest = ReadFile(folder + "/" + kManifestFile, 16u << 20);
+  if (!manifest.ok()) return manifest.status();
+  Result<Json> signature = SignManifest(signing_key, *manifest);
+  if (!signature.ok()) return signature.status();
+  return WriteFileAtomic(folder + "/" + kSignatureFile, signature->dump(2) + "\n");
 }
 
 std::vector<std::string> CheckShardedRunManifest(const std::string& dir, const ShardedRun& run) {

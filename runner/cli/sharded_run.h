@@ -10,6 +10,8 @@
 //   logs/<id>.<n>   what attempt n of a shard printed
 //   MANIFEST.json   written last: the sha256 of run.json and of each shard's MANIFEST.json.
 //                   A run is complete when run.json says so and MANIFEST.json matches.
+//   SIGNATURE.json  with --sign, over MANIFEST.json; and in each shard's folder, over the shard's
+//                   MANIFEST.json, made with the same key when the shard was verified
 #ifndef RATCHET_CLI_SHARDED_RUN_H_
 #define RATCHET_CLI_SHARDED_RUN_H_
 
@@ -72,6 +74,10 @@ struct ShardedRun {
   std::string seed;  // revealed once collected, "" before
   Json locked;       // the contract's locked part every shard must have
   std::string lane;  // the lane id the run was planned on
+  // The public key (64 hex digits) of the key the run is signed with (--sign), "" when unsigned:
+  // each shard is signed with it as soon as it is verified, and the run's MANIFEST.json once
+  // collected, so that --resume can tell the shards this key witnessed from any others.
+  std::string signer;
   std::vector<ShardedRunShard> shards;
   Json report;  // null until collected: {"records", "ratchet"}
   int exit_code = -1;
@@ -95,6 +101,9 @@ Status WriteShardedRun(const std::string& dir, const ShardedRun& run);
 // `signing_key` (a private key's PEM), SIGNATURE.json over it is written just before it.
 Status WriteShardedRunManifest(const std::string& dir, const ShardedRun& run,
                                const std::optional<std::string>& signing_key = std::nullopt);
+// SIGNATURE.json in a shard's folder, over the shard's MANIFEST.json, with `signing_key` (a
+// private key's PEM): written by the run's process once it has verified the shard.
+Status SignShard(const std::string& folder, const std::string& signing_key);
 // What is wrong with MANIFEST.json against the files (empty when it matches).
 std::vector<std::string> CheckShardedRunManifest(const std::string& dir, const ShardedRun& run);
 

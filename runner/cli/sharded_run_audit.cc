@@ -103,7 +103,128 @@ void Merge(const AuditResult& shard, const std::string& prefix, AuditResult* res
   }
 }
 
+// The shard's SIGNATURE.json: the run's key's, or none in an unsigned run.
+void CheckShardSignature(const std::string& folder, const std::string& signer,
+                         AuditResult* audit) {
+  struct stat st;
+  const bool present = lstat((folder + "/" + kSignatureFile).c_str(), &st) == 0;
+  if (signer.empty()) {
+    if (present) {
+      audit->Breaks(kSignatureFile,
+                    "the run is unsigned, and a shard is signed only with its run's key: it was "
+                    "put there after the run");
+    }
+    return;
+  }
+  const SignatureCheck check = CheckSignature(folder);
+  if (!check.present) {
+    audit->Breaks(kSignatureFile, "missing: the run is signed with key " + KeyId(signer) +
+                                      ", which signs each shard as it is verified; this one was "
+                                      "not verified under that key");
+  } else if (!check.valid) {
+    audit->Breaks(kSignatureFile, check.problem);
+  } else if (check.public_hex != signer) {
+    audit->Breaks(kSignatureFile, "signed with key " + KeyId(check.public_hex) +
+                                      ", not the run's key " + KeyId(signer));
+  }
+}
+
 }  // namespace
+
+std::string VerifiedShard::why_not() const {
+  for (const AuditFinding& finding : audit.findings) {
+    if (finding.kind == AuditFinding::Kind::kBreaks) {
+      return finding.where.empty() ? finding.message : finding.where + ": " + finding.message;
+    }
+  }
+  return entry ? "" : "its report holds no entry of the shard's run";
+}
+
+Result<VerifiedShard> VerifyShard(const std::string& folder, const Shard& shard,
+                                  const ShardedRun& run, const std::string& run_seed,
+                                  const std::string& signer, const EvidenceAuditOptions& options) {
+  VerifiedShard verified;
+  AuditResult& audit = verified.audit;
+  audit.path = folder;
+  EvidenceAuditOptions shard_options = options;
+  shard_options.first_run = shard.run;
+  shard_options.signature = false;  // the run's key, checked below
+  Status status = AuditEvidence(folder, shard_options, &audit);
+  if (!status.ok()) {
+    if (status.code() == Status::Code::kUsage) return status;
+    audit.Breaks("", status.message());
+    return verified;
+  }
+  CheckShardSignature(folder, signer, &audit);
+  // What binds the shard to this run.
+  if (!run_seed.empty()) {
+    Result<std::string> reveal = ReadFile(folder + "/" + kSeedRevealFile, 256);
+    Result<std::string> revealed =
+        reveal.ok() ? ParseSeedFile(*reveal, kSeedRevealFile) : reveal.status();
+    Result<std::string> derived = ShardSeed(run_seed, shard.id);
+    if (!revealed.ok() || !derived.ok() || *revealed != *derived) {
+      audit.Breaks(kSeedRevealFile,
+                   "not the seed the run seed derives for this shard: its draws are not the run's");
+    } else {
+      verified.seed_derived = true;
+    }
+  }
+  Result<std::string> contract_text = ReadFile(folder + "/" + kContractFile, 16u << 20);
+  Result<Json> contract =
+      contract_text.ok() ? ParseJson(*contract_text, kContractFile) : contract_text.status();
+  if (!contract.ok() || !ContractView(*contract).locked().ok() ||
+      *ContractView(*contract).locked() != run.locked) {
+    audit.Breaks(kContractFile, "its locked part is not the run's");
+  }
+  Result<std::string> report_text = ReadFile(folder + "/" + kReportFile, 64u << 20);
+  Result<Json> report =
+      report_text.ok() ? ParseJson(*report_text, kReportFile) : report_text.status();
+  if (!report.ok() || !report->is_object() ||
+      report->value(kShardReportKey, Json()) != ShardReportJson(shard, run.seed_commit)) {
+    audit.Breaks(std::string(kReportFile) + ": " + kShardReportKey,
+                 "does not name this shard of this run");
+  }
+  auto found = audit.records.find(shard.record);
+  if (audit.records.size() != 1 || found == audit.records.end() || found->second.rerun) {
+    audit.Breaks(kReportFile, "does not hold record " + shard.record + " alone");
+    return verified;
+  }
+  const AuditedScoring& derived = found->second.first;
+  if (derived.sha256 != shard.submission_sha256) {
+    audit.Breaks(kReportFile,
+                 "scored a submission other than the shard's (sha256 " + derived.sha256 + ")");
+  }
+  // The shard's report entry: its one run, the shard's.
+  FindingLines lines;
+  FieldReader reader(kReportFile, &lines);
+  std::optional<ReportEntry> entry;
+  if (report.ok() && report->is_object()) {
+    const Json* records = ReportRecordsObject(*report, reader);
+    if (records != nullptr && records->contains(shard.record)) {
+      std::optional<ReportRecord> record =
+          ReadReportRecord(records->at(shard.record), "records." + shard.record, reader);
+      if (record) entry = record->first;
+    }
+  }
+  if (!entry || entry->runs.size() != 1 || entry->runs[0].run != shard.run) {
+    audit.Breaks(kReportFile, "does not hold run " + std::to_string(shard.run) + " of record " +
+                                  shard.record + " alone");
+    return verified;
+  }
+  // What is counted is what the calls give: the entry read here must be the one the audit
+  // re-derived (it re-reads the file, which may have changed since).
+  if (entry->sha256 != derived.sha256 || entry->band_bp != derived.band_bp ||
+      entry->qualified != derived.qualified || entry->broken != derived.broken ||
+      !SameFigure(entry->ranked_ms, derived.ranked_ms)) {
+    audit.Breaks(kReportFile, "record " + shard.record +
+                                  "'s entry is not what its run's calls give (it changed while "
+                                  "it was verified)");
+    return verified;
+  }
+  verified.derived = derived;
+  verified.entry = std::move(entry);
+  return verified;
+}
 
 Status AuditShardedRun(const std::string& dir, const EvidenceAuditOptions& given,
                        AuditResult* result) {
@@ -122,6 +243,32 @@ Status AuditShardedRun(const std::string& dir, const EvidenceAuditOptions& given
     result->Breaks(kShardedRunManifestFile, problem);
   }
   AuditSignature(dir, kShardedRunManifestFile, result);
+  // The key run.json names is the one that signed the run, and each shard as it was verified.
+  if (run.signer != result->signed_by) {
+    result->Breaks(file + ": signer",
+                   (run.signer.empty() ? std::string("null") : "key " + KeyId(run.signer)) +
+                       ", but the run's SIGNATURE.json " +
+                       (result->signed_by.empty() ? std::string("does not verify with a key")
+                                                  : "verifies with key " + KeyId(result->signed_by)) +
+                       ": the run was not signed by the key that signed its shards");
+  }
+  // Nothing at the top but what a sharded run writes there: an unsigned file beside a signed
+  // run would read as part of it.
+  static const std::set<std::string> kTopLevel = {kShardedRunFile, kShardedRunManifestFile,
+                                                  kSignatureFile, "shards", "logs"};
+  if (DIR* top = opendir(dir.c_str())) {
+    std::set<std::string> extra;
+    while (dirent* entry = readdir(top)) {
+      const std::string name = entry->d_name;
+      if (name != "." && name != ".." && !kTopLevel.count(name)) extra.insert(name);
+    }
+    closedir(top);
+    for (const std::string& name : extra) {
+      result->Breaks(name, "not part of a sharded run's evidence: a collected run holds only " +
+                               std::string(kShardedRunFile) + ", " + kShardedRunManifestFile +
+                               ", " + kSignatureFile + ", shards/ and logs/ at the top");
+    }
+  }
   const bool seed_known = !run.seed.empty() && SeedMatchesCommit(run.seed, run.seed_commit);
   if (run.seed.empty()) {
     result->Breaks(file + ": seed", "the run seed is not revealed: no shard's seed can be derived");
@@ -190,87 +337,16 @@ Status AuditShardedRun(const std::string& dir, const EvidenceAuditOptions& given
                                             " times and its last attempt collected" + set_aside);
     }
     const std::string folder = ShardFolder(dir, s.shard.id);
-    AuditResult shard;
-    shard.path = folder;
-    EvidenceAuditOptions shard_options = options;
-    shard_options.first_run = s.shard.run;
-    shard_options.signature = false;
-    Status status = AuditEvidence(folder, shard_options, &shard);
-    if (!status.ok()) {
-      if (status.code() == Status::Code::kUsage) return status;
-      result->Breaks(prefix, status.message());
-      continue;
-    }
+    Result<VerifiedShard> shard =
+        VerifyShard(folder, s.shard, run, seed_known ? run.seed : "", run.signer, options);
+    if (!shard.ok()) return shard.status();
     ++audited;
-    if (result->rules.empty()) result->rules = shard.rules;
-    Merge(shard, prefix, result);
-    // The run's MANIFEST.json is signed, never a shard: a signature in one was put there since.
-    struct stat signature;
-    if (lstat((folder + "/" + kSignatureFile).c_str(), &signature) == 0) {
-      result->Breaks(prefix + kSignatureFile,
-                     "a shard is not signed on its own (the run's " +
-                         std::string(kShardedRunManifestFile) +
-                         " is): it was put there after the run");
-    }
-    // What binds the shard to this run.
-    Result<std::string> reveal = ReadFile(folder + "/" + kSeedRevealFile, 256);
-    Result<std::string> shard_seed =
-        seed_known ? ShardSeed(run.seed, s.shard.id) : Result<std::string>(Status::BadInput(""));
-    if (seed_known) {
-      Result<std::string> revealed =
-          reveal.ok() ? ParseSeedFile(*reveal, kSeedRevealFile) : reveal.status();
-      if (!revealed.ok() || !shard_seed.ok() || *revealed != *shard_seed) {
-        result->Breaks(prefix + kSeedRevealFile,
-                       "not the seed the run seed derives for this shard: its draws are not the "
-                       "run's");
-      } else {
-        ++derived_seeds;
-      }
-    }
-    Result<std::string> contract_text = ReadFile(folder + "/" + kContractFile, 16u << 20);
-    Result<Json> contract =
-        contract_text.ok() ? ParseJson(*contract_text, kContractFile) : contract_text.status();
-    if (!contract.ok() || !ContractView(*contract).locked().ok() ||
-        *ContractView(*contract).locked() != run.locked) {
-      result->Breaks(prefix + kContractFile, "its locked part is not the run's");
-    }
-    Result<std::string> report_text = ReadFile(folder + "/" + kReportFile, 64u << 20);
-    Result<Json> report =
-        report_text.ok() ? ParseJson(*report_text, kReportFile) : report_text.status();
-    if (!report.ok() || !report->is_object() ||
-        report->value(kShardReportKey, Json()) != ShardReportJson(s.shard, run.seed_commit)) {
-      result->Breaks(prefix + kReportFile + ": " + kShardReportKey,
-                     "does not name this shard of this run");
-    }
-    auto found = shard.records.find(s.shard.record);
-    if (shard.records.size() != 1 || found == shard.records.end() || found->second.rerun) {
-      result->Breaks(prefix + kReportFile, "does not hold record " + s.shard.record + " alone");
-      continue;
-    }
-    if (found->second.first.sha256 != s.shard.submission_sha256) {
-      result->Breaks(prefix + kReportFile,
-                     "scored a submission other than the shard's (sha256 " +
-                         found->second.first.sha256 + ")");
-    }
-    // The shard's report entry: its one run, the shard's.
-    FindingLines lines;
-    FieldReader reader(kReportFile, &lines);
-    std::optional<ReportEntry> entry;
-    if (report.ok() && report->is_object()) {
-      const Json* records = ReportRecordsObject(*report, reader);
-      if (records != nullptr && records->contains(s.shard.record)) {
-        std::optional<ReportRecord> record =
-            ReadReportRecord(records->at(s.shard.record), "records." + s.shard.record, reader);
-        if (record) entry = record->first;
-      }
-    }
-    if (!entry || entry->runs.size() != 1 || entry->runs[0].run != s.shard.run) {
-      result->Breaks(prefix + kReportFile, "does not hold run " + std::to_string(s.shard.run) +
-                                               " of record " + s.shard.record + " alone");
-      continue;
-    }
-    (s.rerun ? reruns : firsts)[s.shard.record].push_back(found->second.first);
-    (s.rerun ? rerun_entries : first_entries)[s.shard.record].push_back(*entry);
+    if (result->rules.empty()) result->rules = shard->audit.rules;
+    Merge(shard->audit, prefix, result);
+    if (!shard->entry) continue;
+    if (shard->seed_derived) ++derived_seeds;
+    (s.rerun ? reruns : firsts)[s.shard.record].push_back(shard->derived);
+    (s.rerun ? rerun_entries : first_entries)[s.shard.record].push_back(*shard->entry);
   }
   result->Checked(std::to_string(audited) + " of " + std::to_string(run.shards.size()) +
                   " shards audited as evidence directories of their own");

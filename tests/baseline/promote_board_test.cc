@@ -18,6 +18,7 @@
 
 #include "audit/fixture.h"
 #include "baseline/baseline.h"
+#include "audit/reviewed_evidence.h"
 #include "baseline/ratchet.h"
 #include "baseline/ratchet_report.h"
 #include "core/file.h"
@@ -519,6 +520,27 @@ TEST_F(PromoteOnAGpuLane, OnlyEvidenceSignedByAListedReviewerIsPromoted) {
   EXPECT_NE(reviewed_errors(other_bytes).find("its report holds no scoring of record \"ncm\""),
             std::string::npos)
       << reviewed_errors(other_bytes);
+  // A record is pinned to its signed evidence: its band, expected outcome and reviewed time on
+  // the evidence's lane edited by hand are each named.
+  Baseline band = *promoted;
+  band.records["ncm"].band_bp = 2000;
+  EXPECT_NE(reviewed_errors(band).find("its band_bp is 2000, but its reviewed evidence scored it "
+                                       "at 540"),
+            std::string::npos)
+      << reviewed_errors(band);
+  Baseline outcome = *promoted;
+  outcome.records["ncm"].expected = Expected{"disqualified", {"accuracy"}};
+  EXPECT_NE(reviewed_errors(outcome).find("its expected outcome is disqualified (accuracy), but "
+                                          "its reviewed evidence's calls give qualified"),
+            std::string::npos)
+      << reviewed_errors(outcome);
+  ASSERT_EQ(promoted->records["ncm"].timing.size(), 1u);
+  Baseline time = *promoted;
+  time.records["ncm"].timing.begin()->second.ranked_ms /= 2;
+  EXPECT_NE(reviewed_errors(time).find("its reviewed time on lane " +
+                                       promoted->records["ncm"].timing.begin()->first),
+            std::string::npos)
+      << reviewed_errors(time);
   // An expectation written by hand, with no evidence, is no review a listed key signed.
   Baseline by_hand = *promoted;
   by_hand.records["ncm"].evidence.reset();
@@ -586,6 +608,23 @@ TEST_F(PromoteOnAGpuLane, TheMarkdownReportShowsTheDifferencesFirst) {
       << run.out;
   EXPECT_EQ(RunRatchet({"report", dir_ / "nothing", "--markdown"}).exit_code, 2);
   EXPECT_EQ(RunRatchet({"report", evidence}).exit_code, 2);
+
+  // Its report and status rewritten, not resealed: the summary says first that the evidence does
+  // not stand, and the report exits 1.
+  Json report = Json::parse(*ReadFile(second + "/report.json"));
+  report["ratchet"]["errors"] = Json::array();
+  ASSERT_TRUE(WriteFileAtomic(second + "/report.json", report.dump()).ok());
+  Json status = Json::parse(*ReadFile(second + "/status.json"));
+  status["exit_code"] = 0;
+  ASSERT_TRUE(WriteFileAtomic(second + "/status.json", status.dump()).ok());
+  run = RunRatchet({"report", second, "--markdown"});
+  EXPECT_EQ(run.exit_code, 1) << run.out << run.err;
+  EXPECT_EQ(run.out.rfind("### ratchet: this evidence does not stand\n", 0), 0u) << run.out;
+  EXPECT_NE(run.out.find("finding: report.json: does not match MANIFEST.json"), std::string::npos)
+      << run.out;
+  run = RunRatchet({"report", second, "--html", dir_ / "page.html"});
+  EXPECT_EQ(run.exit_code, 1) << run.out << run.err;
+  EXPECT_FALSE(PathExists(dir_ / "page.html")) << "no page is drawn of evidence that does not stand";
 }
 
 // `ratchet report --html`: one self-contained page, loaded by a real browser (Debian's chromium,

@@ -22,6 +22,7 @@
 #include "core/sha256.h"
 #include "evidence/signature.h"
 #include "core/subprocess.h"
+#include "audit/fixture.h"
 #include "support/checkout.h"
 #include "support/fast_rules.h"
 #include "support/run_binary.h"
@@ -105,12 +106,20 @@ int CountState(const Json& run, const std::string& state) {
   return n;
 }
 
-// Flips a byte in the middle of a file.
-void Corrupt(const std::string& path) {
-  std::string bytes = *ReadFile(path);
-  ASSERT_FALSE(bytes.empty()) << path;
-  bytes[bytes.size() / 2] ^= 0x01;
-  ASSERT_TRUE(WriteFileAtomic(path, bytes).ok());
+// The run's MANIFEST.json made to list shard `id`'s MANIFEST.json as it is now.
+void ResealShardInRun(const std::string& dir, const std::string& id) {
+  Json manifest = Json::parse(*ReadFile(dir + "/MANIFEST.json"));
+  const std::string listed = "shards/" + id + "/MANIFEST.json";
+  manifest["files"][listed] = *Sha256File(dir + "/" + listed);
+  ASSERT_TRUE(WriteFileAtomic(dir + "/MANIFEST.json", manifest.dump(2)).ok());
+}
+
+// The first shard run.json says is done: its id and record.
+std::pair<std::string, std::string> DoneShard(const Json& run) {
+  for (const Json& shard : run["shards"]) {
+    if (shard["state"] == "done") return {shard["id"], shard["record"]};
+  }
+  return {"", ""};
 }
 
 // A complete run: every shard done and verified by the audit, which lets the claim stand.
@@ -166,10 +175,17 @@ TEST(ShardedRunTest, ARecordDifferingByTimingRulesAloneIsScoredAgainInShardsOfIt
   doc["records"]["a"]["reason"] = "reviewed as slow to disperse";
   ASSERT_TRUE(WriteFileAtomic(space.baseline(), doc.dump(2) + "\n").ok());
   const std::string out = space.dir() / "run";
-  BinaryRun run =
-      RunRatchet(space.Args(out, {"--record", "a", "--executor", "local", "--jobs", "2"}));
+  const std::string summary = space.dir() / "summary.md";
+  BinaryRun run = RunRatchet(space.Args(
+      out, {"--record", "a", "--executor", "local", "--jobs", "2", "--markdown", summary}));
   ASSERT_EQ(run.exit_code, 1) << run.out << run.err;
   EXPECT_TRUE(Contains(run.out, "record a: ")) << run.out;
+  // The summary of a sharded run that exits 1 is headed by its difference, as a direct run's is.
+  ASSERT_TRUE(PathExists(summary)) << run.err;
+  EXPECT_EQ(ReadFile(summary)->rfind("### ratchet: 1 difference(s)\n", 0), 0u) << *ReadFile(summary);
+  BinaryRun report = RunRatchet({"report", out, "--markdown", "--rules", space.rules()});
+  EXPECT_EQ(report.exit_code, 0) << report.err;
+  EXPECT_EQ(report.out, *ReadFile(summary));
   const Json json = RunJson(out);
   std::vector<std::pair<int, bool>> shards;  // (run, second scoring)
   for (const Json& shard : json["shards"]) {
@@ -222,9 +238,14 @@ TEST(ShardedRunTest, ALocalRunIsCollectedVerifiedAndAudited) {
   BinaryRun signed_audit = RunRatchet({"audit", out, "--rules", space.rules()});
   EXPECT_TRUE(Contains(signed_audit.out, "checked: signed by key " + KeyId(key->public_hex)))
       << signed_audit.out;
-  EXPECT_FALSE(PathExists(out + "/shards/" + RunJson(out)["shards"][0]["id"].get<std::string>() +
-                          "/SIGNATURE.json"))
-      << "the run's manifest is signed, not each shard";
+  // Each shard is signed with the run's key as it was verified, the run's manifest once collected.
+  for (const Json& shard : RunJson(out)["shards"]) {
+    const SignatureCheck signature =
+        CheckSignature(out + "/shards/" + shard["id"].get<std::string>());
+    EXPECT_TRUE(signature.valid) << shard.dump() << signature.problem;
+    EXPECT_EQ(signature.public_hex, key->public_hex);
+  }
+  EXPECT_EQ(RunJson(out)["signer"], key->public_hex);
   ASSERT_TRUE(PathExists(summary)) << run.err;
   EXPECT_EQ(ReadFile(summary)->rfind("### ratchet: as the baseline expects", 0), 0u)
       << *ReadFile(summary);
@@ -255,6 +276,7 @@ TEST(ShardedRunTest, ALocalRunIsCollectedVerifiedAndAudited) {
     std::string named;  // in the audit's output
   };
   const std::string first_id = json["shards"][0]["id"];
+  const std::string first_record = json["shards"][0]["record"];
   const std::vector<Tamper> tampers = {
       {"a claimed time", [](const std::string&, Json& run) {
          run["report"]["records"]["a"]["ranked_ms"] = 0.001;
@@ -277,9 +299,20 @@ TEST(ShardedRunTest, ALocalRunIsCollectedVerifiedAndAudited) {
       {"a shard's run changed, resealed", [](const std::string&, Json& run) {
          run["shards"][0]["run"] = 7;
        }, true, "not the hash of the shard's work"},
-      {"a signature put in a shard", [first_id](const std::string& dir, Json&) {
-         std::filesystem::create_directories(dir + "/shards/" + first_id + "/SIGNATURE.json");
-       }, false, "a shard is not signed on its own"},
+      {"a shard's signature removed", [first_id](const std::string& dir, Json&) {
+         std::filesystem::remove(dir + "/shards/" + first_id + "/SIGNATURE.json");
+       }, false, "missing: the run is signed with key"},
+      {"a shard's report rewritten, the shard and the run resealed",
+       [first_id, first_record](const std::string& dir, Json&) {
+         const std::string shard = dir + "/shards/" + first_id;
+         ASSERT_TRUE(EditJsonAndRemanifest(shard, "report.json", [&](Json& report) {
+                       report["records"][first_record]["function"] = "forged";
+                     }).ok());
+         ResealShardInRun(dir, first_id);
+       }, true, "shards/" + first_id.substr(0, 12) + "…/SIGNATURE.json"},
+      {"an unsigned file beside the run", [](const std::string& dir, Json&) {
+         ASSERT_TRUE(WriteFileAtomic(dir + "/NOTES.md", "looks official\n").ok());
+       }, false, "not part of a sharded run's evidence"},
       {"not collected", [](const std::string&, Json& run) { run["state"] = "interrupted"; },
        true, "the run is interrupted, not complete"},
       {"the report removed, resealed", [](const std::string&, Json& run) {
@@ -342,18 +375,19 @@ TEST(ShardedRunTest, AnInterruptedLocalRunResumesAndScoresACorruptedShardAgain) 
   EXPECT_FALSE(PathExists(out + "/MANIFEST.json")) << "an interrupted run looks complete";
   BinaryRun audit = RunRatchet({"audit", out, "--rules", space.rules()});
   EXPECT_EQ(audit.exit_code, 1) << audit.out << audit.err;
-  std::string corrupted;
-  for (const Json& shard : run["shards"]) {
-    if (shard["state"] == "done") {
-      corrupted = shard["id"];
-      Corrupt(out + "/shards/" + corrupted + "/records/" + shard["record"].get<std::string>() +
-              "/run-" + std::to_string(shard["run"].get<int>()) + "/calls.json");
-      break;
-    }
-  }
+  // A scored shard's claimed time cut tenfold and its manifest resealed: the folder matches its
+  // manifest, and only its calls tell (the run is unsigned). Collect counts what the calls give.
+  const auto [corrupted, record] = DoneShard(run);
   ASSERT_FALSE(corrupted.empty());
+  ASSERT_TRUE(EditJsonAndRemanifest(out + "/shards/" + corrupted, "report.json", [&](Json& report) {
+                Json& entry = report["records"][record];
+                entry["ranked_ms"] = entry["ranked_ms"].get<double>() / 10;
+              }).ok());
   BinaryRun resumed = RunRatchet({"run", "--resume", out});
   ASSERT_EQ(resumed.exit_code, 0) << resumed.out << resumed.err;
+  EXPECT_TRUE(Contains(resumed.out, "is scored again: discarded at resume: its folder fails "
+                                    "verification: report.json: records." + record + ".ranked_ms"))
+      << resumed.out;
   ExpectCompleteAndStanding(out, space.rules());
   const Json resumed_run = RunJson(out);
   for (const Json& shard : resumed_run["shards"]) {
@@ -371,6 +405,95 @@ TEST(ShardedRunTest, AnInterruptedLocalRunResumesAndScoresACorruptedShardAgain) 
   BinaryRun again = RunRatchet({"run", "--resume", out});
   EXPECT_EQ(again.exit_code, 2);
   EXPECT_TRUE(Contains(again.err, "nothing to resume")) << again.err;
+}
+
+// --resume --sign signs only what its key witnessed: a run is resumed with the key it began with,
+// a shard rewritten since its key signed it is scored again, and a collected run whose manifest
+// is gone is never collected or signed again, with any key.
+TEST(ShardedRunTest, ResumeSignsOnlyWhatItsKeyWitnessed) {
+  if (!HavePython()) GTEST_SKIP() << "no python3 that imports torch";
+  Workspace space;
+  const std::string out = space.dir() / "run";
+  std::string keys[2], publics[2];
+  for (int k = 0; k < 2; ++k) {
+    Result<KeyPair> pair = NewKeyPair();
+    ASSERT_TRUE(pair.ok());
+    keys[k] = space.dir() / ("key-" + std::to_string(k));
+    publics[k] = pair->public_hex;
+    ASSERT_TRUE(WriteFileAtomic(keys[k], pair->private_pem, 0600).ok());
+  }
+  StartedRatchet started =
+      StartRatchet(space.Args(out, {"--executor", "local", "--sign", keys[0]}));
+  ASSERT_TRUE(WaitForRun(out, [](const Json& run) { return CountState(run, "done") >= 1; }, 120));
+  kill(started.pid, SIGINT);
+  BinaryRun stopped = FinishRatchet(started);
+  ASSERT_EQ(stopped.exit_code, 130) << stopped.out << stopped.err;
+  // A scored shard rewritten consistently (a field report.json alone holds), its manifest resealed.
+  const auto [rewritten, record] = DoneShard(RunJson(out));
+  ASSERT_FALSE(rewritten.empty());
+  ASSERT_TRUE(EditJsonAndRemanifest(out + "/shards/" + rewritten, "report.json", [&](Json& report) {
+                report["records"][record]["function"] = "forged";
+              }).ok());
+
+  BinaryRun other_key = RunRatchet({"run", "--resume", out, "--sign", keys[1]});
+  EXPECT_EQ(other_key.exit_code, 2) << other_key.out << other_key.err;
+  EXPECT_TRUE(Contains(other_key.err, "resume it with --sign and the key it began with"))
+      << other_key.err;
+  BinaryRun no_key = RunRatchet({"run", "--resume", out});
+  EXPECT_EQ(no_key.exit_code, 2) << no_key.out << no_key.err;
+  EXPECT_TRUE(Contains(no_key.err, "resume it with --sign and that key")) << no_key.err;
+
+  BinaryRun resumed = RunRatchet({"run", "--resume", out, "--sign", keys[0]});
+  ASSERT_EQ(resumed.exit_code, 0) << resumed.out << resumed.err;
+  EXPECT_TRUE(Contains(resumed.out, "is scored again: discarded at resume: its folder fails "
+                                    "verification: SIGNATURE.json"))
+      << resumed.out;
+  ExpectCompleteAndStanding(out, space.rules());
+  for (const Json& shard : RunJson(out)["shards"]) {
+    const std::string folder = out + "/shards/" + shard["id"].get<std::string>();
+    EXPECT_EQ(CheckSignature(folder).public_hex, publics[0]) << folder;
+    if (shard["id"] == rewritten) EXPECT_EQ(shard["attempts"].size(), 2u) << shard.dump(2);
+  }
+
+  // The collected run's MANIFEST.json and SIGNATURE.json removed, a shard rewritten: no key makes
+  // a signed run of it again.
+  std::filesystem::remove(out + "/MANIFEST.json");
+  std::filesystem::remove(out + "/SIGNATURE.json");
+  ASSERT_TRUE(EditJsonAndRemanifest(out + "/shards/" + rewritten, "report.json", [&](Json& report) {
+                report["records"][record]["function"] = "forged";
+              }).ok());
+  for (const std::string& key : keys) {
+    BinaryRun again = RunRatchet({"run", "--resume", out, "--sign", key});
+    EXPECT_EQ(again.exit_code, 2) << again.out << again.err;
+    EXPECT_TRUE(Contains(again.err, "a collected run is not collected or signed again"))
+        << again.err;
+    EXPECT_FALSE(PathExists(out + "/SIGNATURE.json"));
+  }
+}
+
+// A run begun unsigned and resumed with --sign: its key witnessed none of the shards scored
+// before, so each is scored again under it.
+TEST(ShardedRunTest, AnUnsignedRunResumedWithSignScoresItsShardsAgain) {
+  if (!HavePython()) GTEST_SKIP() << "no python3 that imports torch";
+  Workspace space;
+  const std::string out = space.dir() / "run";
+  Result<KeyPair> pair = NewKeyPair();
+  ASSERT_TRUE(pair.ok());
+  const std::string key = space.dir() / "key";
+  ASSERT_TRUE(WriteFileAtomic(key, pair->private_pem, 0600).ok());
+  StartedRatchet started = StartRatchet(space.Args(out, {"--executor", "local"}));
+  ASSERT_TRUE(WaitForRun(out, [](const Json& run) { return CountState(run, "done") >= 1; }, 120));
+  kill(started.pid, SIGINT);
+  ASSERT_EQ(FinishRatchet(started).exit_code, 130);
+  const auto [scored, record] = DoneShard(RunJson(out));
+  ASSERT_FALSE(scored.empty());
+  BinaryRun resumed = RunRatchet({"run", "--resume", out, "--sign", key});
+  ASSERT_EQ(resumed.exit_code, 0) << resumed.out << resumed.err;
+  ExpectCompleteAndStanding(out, space.rules());
+  for (const Json& shard : RunJson(out)["shards"]) {
+    EXPECT_TRUE(CheckSignature(out + "/shards/" + shard["id"].get<std::string>()).valid);
+    if (shard["id"] == scored) EXPECT_EQ(shard["attempts"].size(), 2u) << shard.dump(2);
+  }
 }
 
 class SlurmRunTest : public SlurmClusterTest {

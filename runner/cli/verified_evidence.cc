@@ -1,0 +1,112 @@
+#include "cli/verified_evidence.h"
+
+#include <algorithm>
+#include <optional>
+
+#include "audit/run_rule_set.h"
+#include "baseline/input_file.h"
+#include "cli/sharded_run.h"
+#include "cli/run_report.h"
+#include "cli/sharded_run_audit.h"
+#include "contract/contract_view.h"
+#include "evidence/reader.h"
+
+namespace ratchet {
+
+namespace {
+
+// The rule set the run at `dir` names itself, when its contract locks it (audit/run_rule_set.h).
+std::optional<RuleSet> NamedBy(const std::string& dir, bool sharded) {
+  if (sharded) {
+    Result<ShardedRun> run = ReadShardedRun(dir);
+    if (!run.ok()) return std::nullopt;
+    return RunNamedRuleSet(run->report,
+                           ContractView(Json{{"locked", run->locked}}).rules_sha256().value_or(""));
+  }
+  Result<EvidenceSummary> summary = ReadEvidence(dir);
+  if (!summary.ok()) return std::nullopt;
+  return RunNamedRuleSet(summary->report,
+                         ContractView(summary->contract).rules_sha256().value_or(""));
+}
+
+}  // namespace
+
+Result<AuditResult> VerifyEvidence(const std::string& dir, const EvidenceAuditOptions& options) {
+  RATCHET_RETURN_IF_ERROR(CheckInputTree(dir, "the evidence directory"));
+  const bool sharded = IsShardedRun(dir);
+  auto audit = [&](const EvidenceAuditOptions& with) -> Result<AuditResult> {
+    AuditResult result;
+    result.path = dir;
+    Status audited =
+        sharded ? AuditShardedRun(dir, with, &result) : AuditEvidence(dir, with, &result);
+    if (!audited.ok()) return audited;
+    return result;
+  };
+  Result<AuditResult> result = audit(options);
+  // No rule set given or compiled in is the one the run was scored under: the one it names,
+  // which promote too audits it with, when its contract locks that one.
+  if (result.ok() || result.status().code() != Status::Code::kUsage || options.rules ||
+      options.rules_path) {
+    return result;
+  }
+  std::optional<RuleSet> named = NamedBy(dir, sharded);
+  if (!named) return result;
+  EvidenceAuditOptions with = options;
+  with.rules = std::move(named);
+  return audit(with);
+}
+
+std::string DoesNotStand(const AuditResult& result) {
+  const size_t breaking = result.breaking();
+  std::string line = result.path + " does not stand (`ratchet audit " + result.path + "`: " +
+                     std::to_string(breaking) + (breaking == 1 ? " finding" : " findings");
+  for (const AuditFinding& finding : result.findings) {
+    if (finding.kind != AuditFinding::Kind::kBreaks) continue;
+    line += ", the first: " + finding.where + ": " + finding.message;
+    break;
+  }
+  return line + ")";
+}
+
+namespace {
+
+// A fence longer than any run of backticks in `text`: the text inside cannot close it.
+std::string FenceFor(const std::string& text) {
+  size_t longest = 0, run = 0;
+  for (char c : text) {
+    run = c == '`' ? run + 1 : 0;
+    longest = std::max(longest, run);
+  }
+  return std::string(std::max<size_t>(3, longest + 1), '`');
+}
+
+}  // namespace
+
+std::string NotStandingMarkdown(const AuditResult& result) {
+  std::string findings;
+  for (const AuditFinding& finding : result.findings) {
+    if (finding.kind == AuditFinding::Kind::kBreaks) {
+      findings += "finding: " + finding.where + ": " + finding.message + "\n";
+    }
+  }
+  const std::string fence = FenceFor(findings);
+  return "### ratchet: this evidence does not stand\n\n`ratchet audit` finds " +
+         std::to_string(result.breaking()) + (result.breaking() == 1 ? " finding" : " findings") +
+         " in it: what follows is what its files say, not what its calls give.\n\n" + fence +
+         "text\n" + findings + fence + "\n\n";
+}
+
+Result<VerifiedMarkdown> MarkdownOfVerified(const std::string& dir,
+                                            const EvidenceAuditOptions& options) {
+  Result<AuditResult> audit = VerifyEvidence(dir, options);
+  if (!audit.ok()) return audit.status();
+  Result<RunReport> report = ReadRunReport(dir);
+  if (!report.ok()) return report.status();
+  VerifiedMarkdown out;
+  out.stands = audit->verdict() == AuditVerdict::kStands;
+  if (!out.stands) out.text = NotStandingMarkdown(*audit);
+  out.text += MarkdownReport(*report);
+  return out;
+}
+
+}  // namespace ratchet

@@ -1,0 +1,42 @@
+// The one verification every consumer of a run's evidence passes through before it trusts,
+// signs or shows anything (docs/design.md, "Verified evidence"): the audit, of an evidence
+// directory (audit/evidence.h) or of a sharded run (cli/sharded_run_audit.h), after the tree is
+// walked as every directory a user hands the tool is (baseline/input_file.h). Its result holds
+// the findings and the records as re-derived from their calls; a consumer shows and counts those,
+// never what a file of the evidence says of itself.
+#ifndef RATCHET_CLI_VERIFIED_EVIDENCE_H_
+#define RATCHET_CLI_VERIFIED_EVIDENCE_H_
+
+#include <string>
+
+#include "audit/evidence.h"
+#include "audit/result.h"
+#include "core/status.h"
+
+namespace ratchet {
+
+// Verifies `dir`, a direct run's evidence directory or a sharded run's directory. Errors: a tree
+// the walk refuses or that is no run's evidence (BadInput), a rule set that is not the one the
+// evidence locks (Usage), a harness fault (datasets). Whatever is wrong with the evidence itself
+// is a finding; `verdict()` says whether it stands.
+Result<AuditResult> VerifyEvidence(const std::string& dir, const EvidenceAuditOptions& options);
+
+// "DIR does not stand: N findings, the first: FILE: WHAT": a consumer's refusal, one line.
+std::string DoesNotStand(const AuditResult& result);
+
+// What a Markdown report of evidence that does not stand opens with: a heading that says so, and
+// every finding, as code in a fence none of them can close.
+std::string NotStandingMarkdown(const AuditResult& result);
+
+// A run's Markdown summary (cli/run_report.h) shown only after its evidence is verified: when it
+// does not stand, the summary opens by saying so, with every finding, before what its files say.
+struct VerifiedMarkdown {
+  std::string text;
+  bool stands = false;
+};
+Result<VerifiedMarkdown> MarkdownOfVerified(const std::string& dir,
+                                            const EvidenceAuditOptions& options);
+
+}  // namespace ratchet
+
+#endif  // RATCHET_CLI_VERIFIED_EVIDENCE_H_
