@@ -572,7 +572,7 @@ TEST_F(PromoteOnAGpuLane, TheMarkdownReportShowsTheDifferencesFirst) {
   EXPECT_NE(md.find("lane " + FixtureLane(options)["id"].get<std::string>() + " (NVIDIA H200)"),
             std::string::npos)
       << md;
-  const size_t changed = md.find("| b-changed | (unreviewed) | qualified | ");
+  const size_t changed = md.find("| b-changed | \\(unreviewed) | qualified | ");
   const size_t clean = md.find("| a-clean | qualified | qualified | ");
   ASSERT_NE(changed, std::string::npos) << md;
   ASSERT_NE(clean, std::string::npos) << md;
@@ -581,7 +581,7 @@ TEST_F(PromoteOnAGpuLane, TheMarkdownReportShowsTheDifferencesFirst) {
   // To stdout without a file; the first run's baseline has changed since.
   run = RunRatchet({"report", evidence, "--markdown"});
   ASSERT_EQ(run.exit_code, 0) << run.out << run.err;
-  EXPECT_NE(run.out.find("has changed since the run: expected outcomes not shown"),
+  EXPECT_NE(run.out.find("has changed since the run\\: expected outcomes not shown"),
             std::string::npos)
       << run.out;
   EXPECT_EQ(RunRatchet({"report", dir_ / "nothing", "--markdown"}).exit_code, 2);
