@@ -4,9 +4,9 @@
 
 #include "audit/audit.h"
 #include "baseline/input_file.h"
+#include "cli/commands.h"
 #include "cli/sharded_run.h"
 #include "cli/sharded_run_audit.h"
-#include "cli/commands.h"
 #include "compare/terminal_text.h"
 #include "core/args.h"
 #include "core/exit_codes.h"

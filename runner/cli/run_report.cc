@@ -202,9 +202,11 @@ std::string MarkdownReport(const RunReport& report) {
     std::string ms = Ms(row.ranked_ms);
     if (row.again_ms) ms += ", again " + Ms(row.again_ms);
     std::string codes;
-    for (const std::string& code : row.codes) codes += (codes.empty() ? "" : ", ") + MarkdownCode(code);
-    md += "| " + MarkdownText(row.id) + " | " + MarkdownText(row.expected) + " | " + MarkdownText(row.scored) + " | " +
-          ms + " | " + Ms(row.reviewed_ms) + " | " + Ms(row.energy_mj) + " | " + codes + " |\n";
+    for (const std::string& code : row.codes)
+      codes += (codes.empty() ? "" : ", ") + MarkdownCode(code);
+    md += "| " + MarkdownText(row.id) + " | " + MarkdownText(row.expected) + " | " +
+          MarkdownText(row.scored) + " | " + ms + " | " + Ms(row.reviewed_ms) + " | " +
+          Ms(row.energy_mj) + " | " + codes + " |\n";
   }
   if (!report.notes.empty()) {
     md += "\n<details><summary>Notes (" + std::to_string(report.notes.size()) +

@@ -53,7 +53,8 @@ std::string MarkdownCode(std::string_view text) {
   // A space either side, which the reader strips, lets the text begin or end with a backtick or
   // keep its own spaces there.
   const std::string fence(longest + 1, '`');
-  const bool pad = body.front() == '`' || body.back() == '`' || body.front() == ' ' || body.back() == ' ';
+  const bool pad =
+      body.front() == '`' || body.back() == '`' || body.front() == ' ' || body.back() == ' ';
   return pad ? fence + " " + body + " " + fence : fence + body + fence;
 }
 

@@ -157,11 +157,11 @@ std::string RecordNote(const RecordComparison& record) {
 }
 
 Table RecordTable(const Comparison& comparison) {
-  Table table{{"record", "category", "A ranked_ms", "B ranked_ms", "B/A", "note"},
-              {false, false, true, true, true, false},
-              {Column::kCode, Column::kOurs, Column::kOurs, Column::kOurs, Column::kOurs,
-               Column::kText},
-              {}};
+  Table table{
+      {"record", "category", "A ranked_ms", "B ranked_ms", "B/A", "note"},
+      {false, false, true, true, true, false},
+      {Column::kCode, Column::kOurs, Column::kOurs, Column::kOurs, Column::kOurs, Column::kText},
+      {}};
   for (const RecordComparison& record : comparison.records) {
     std::string ratio = record.ratio ? Fixed(*record.ratio, 3) + "x" : "-";
     table.rows.push_back({record.id, CategoryName(record.category), Ms(record.a), Ms(record.b),
@@ -173,7 +173,8 @@ Table RecordTable(const Comparison& comparison) {
 void TextTable(const Table& table, std::ostream& out) {
   std::vector<size_t> width(table.header.size(), 0);
   auto measure = [&width](const std::vector<std::string>& row) {
-    for (size_t i = 0; i < row.size(); ++i) width[i] = std::max(width[i], TerminalText(row[i]).size());
+    for (size_t i = 0; i < row.size(); ++i)
+      width[i] = std::max(width[i], TerminalText(row[i]).size());
   };
   measure(table.header);
   for (const auto& row : table.rows) measure(row);
@@ -224,8 +225,10 @@ std::string RenderComparisonText(const Comparison& comparison, const CompareOpti
     for (const std::string& line : problems) out << "  " << TerminalText(line) << "\n";
     out << "\n";
   }
-  out << "A: " << TerminalText(comparison.a.path) << " (" << TerminalText(SideName(comparison.a)) << ")\n";
-  out << "B: " << TerminalText(comparison.b.path) << " (" << TerminalText(SideName(comparison.b)) << ")\n\n";
+  out << "A: " << TerminalText(comparison.a.path) << " (" << TerminalText(SideName(comparison.a))
+      << ")\n";
+  out << "B: " << TerminalText(comparison.b.path) << " (" << TerminalText(SideName(comparison.b))
+      << ")\n\n";
   out << "contract\n";
   out << "  " << LockedLine(comparison) << "\n";
   out << "  " << TerminalText(LaneLine(comparison)) << "\n";

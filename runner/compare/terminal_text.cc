@@ -9,10 +9,17 @@ std::string TerminalText(std::string_view text) {
   line.reserve(text.size());
   for (char c : text) {
     switch (c) {
-      case '\n': line += "\\n"; break;
-      case '\r': line += "\\r"; break;
-      case '\t': line += "\\t"; break;
-      default: line += c;
+      case '\n':
+        line += "\\n";
+        break;
+      case '\r':
+        line += "\\r";
+        break;
+      case '\t':
+        line += "\\t";
+        break;
+      default:
+        line += c;
     }
   }
   return EscapeControls(line);

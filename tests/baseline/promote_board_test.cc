@@ -606,9 +606,10 @@ TEST_F(PromoteOnAGpuLane, TheHtmlReportDrawsEveryPlotInABrowser) {
   const std::string reviewed = Evidence(Gpu(1.25), {});
   // A module-level call: refused before any call is timed (docs/submissions.md).
   const std::string refused_file = dir_ / "submissions/refused.py";
-  ASSERT_TRUE(WriteFileAtomic(refused_file, "print(\"hello\")\n\n"
-                                            "def method(train_x, train_y, test_x):\n"
-                                            "    return test_x[:, 0].long() % 10\n")
+  ASSERT_TRUE(WriteFileAtomic(refused_file,
+                              "print(\"hello\")\n\n"
+                              "def method(train_x, train_y, test_x):\n"
+                              "    return test_x[:, 0].long() % 10\n")
                   .ok());
   const std::string refused = dir_ / "refused";
   run = RunRatchet({"score", refused_file, "--out", refused});

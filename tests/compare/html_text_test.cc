@@ -11,7 +11,10 @@ namespace {
 
 TEST(HtmlScriptJson, NoStringCanEndOrChangeTheScriptElement) {
   const Json data = {{"</script><script>alert(1)</script>", "<!-- <script>"},
-                     {"id", "a\xe2\x80\xa8" "b\xe2\x80\xa9" "c & d > e"},
+                     {"id",
+                      "a\xe2\x80\xa8"
+                      "b\xe2\x80\xa9"
+                      "c & d > e"},
                      {"runs", {"</SCRIPT >", "\n\r\t\x1b"}}};
   const std::string json = HtmlScriptJson(data);
   for (char c : json) {

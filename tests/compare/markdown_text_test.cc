@@ -23,14 +23,44 @@ namespace ratchet {
 namespace {
 
 // Strings that are markup, or would be without the writer.
-const std::vector<std::string> kHostile = {
-    "<h1>x</h1>", "<img src=x onerror=alert(1)>", "[link](http://x)", "![image](http://x/y.png)",
-    "&amp; &#x41; &copy;", "`code`", "``", "a|b", "a\\|b", "\\[x\\]\\(http://evil\\)",
-    "\\*bold\\*", "*em* _em_ **strong** __strong__", "~~struck~~", "<http://x>",
-    "http://evil.example www.evil.example user@evil.example", "line\n# heading\r\n- item",
-    "# heading", "- item", "+ item", "1. item", "1) item", "> quote", "    indented", "---", "===",
-    "$x^2$", "<!-- comment -->", "</details>", "|", "trailing\\", "\\", "tab\there", "\x1b[31mred",
-    " leading space", "<a href=\"http://x\">x</a>", ":+1: <br>", "a\xe2\x80\xa8" "b"};
+const std::vector<std::string> kHostile = {"<h1>x</h1>",
+                                           "<img src=x onerror=alert(1)>",
+                                           "[link](http://x)",
+                                           "![image](http://x/y.png)",
+                                           "&amp; &#x41; &copy;",
+                                           "`code`",
+                                           "``",
+                                           "a|b",
+                                           "a\\|b",
+                                           "\\[x\\]\\(http://evil\\)",
+                                           "\\*bold\\*",
+                                           "*em* _em_ **strong** __strong__",
+                                           "~~struck~~",
+                                           "<http://x>",
+                                           "http://evil.example www.evil.example user@evil.example",
+                                           "line\n# heading\r\n- item",
+                                           "# heading",
+                                           "- item",
+                                           "+ item",
+                                           "1. item",
+                                           "1) item",
+                                           "> quote",
+                                           "    indented",
+                                           "---",
+                                           "===",
+                                           "$x^2$",
+                                           "<!-- comment -->",
+                                           "</details>",
+                                           "|",
+                                           "trailing\\",
+                                           "\\",
+                                           "tab\there",
+                                           "\x1b[31mred",
+                                           " leading space",
+                                           "<a href=\"http://x\">x</a>",
+                                           ":+1: <br>",
+                                           "a\xe2\x80\xa8"
+                                           "b"};
 
 // `html` less the empty comments the writer puts after an '@' (a browser shows none).
 std::string Uncommented(std::string html) {
@@ -52,8 +82,8 @@ class MarkdownTextTest : public ::testing::Test {
     const std::string file = dir_ / ("in-" + std::to_string(++files_) + ".md");
     EXPECT_TRUE(WriteFileAtomic(file, markdown).ok());
     Result<ProcessResult> html =
-        RunProcess({"cmark-gfm", "--unsafe", "--extension", "table", "--extension", "autolink", "--extension",
-                    "strikethrough", "--extension", "tagfilter", file},
+        RunProcess({"cmark-gfm", "--unsafe", "--extension", "table", "--extension", "autolink",
+                    "--extension", "strikethrough", "--extension", "tagfilter", file},
                    30);
     EXPECT_TRUE(html.ok() && html->exit_code == 0);
     return html.ok() ? Uncommented(html->out) : "";
@@ -68,11 +98,20 @@ std::string Escaped(const std::string& text) {
   std::string out;
   for (char c : text) {
     switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      default: out += c;
+      case '&':
+        out += "&amp;";
+        break;
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '"':
+        out += "&quot;";
+        break;
+      default:
+        out += c;
     }
   }
   return out;
@@ -134,8 +173,8 @@ TEST_F(MarkdownTextTest, CompareAndReportOfHostileEvidenceRenderAsThoseOfPlainEv
   WriteEvidence(dir_ / "hostile-old", hostile, "accuracy", hostile_board, 50.0);
   WriteEvidence(dir_ / "hostile-new", hostile, hostile_rule, hostile_board, 80.0);
 
-  const std::vector<std::vector<std::string>> commands = {
-      {"compare", "-old", "-new", "--markdown"}, {"report", "-new", "--markdown"}};
+  const std::vector<std::vector<std::string>> commands = {{"compare", "-old", "-new", "--markdown"},
+                                                          {"report", "-new", "--markdown"}};
   for (std::vector<std::string> args : commands) {
     std::vector<std::string> plain_args = args, hostile_args = args;
     for (size_t i = 1; i + 1 < args.size(); ++i) {
@@ -147,12 +186,15 @@ TEST_F(MarkdownTextTest, CompareAndReportOfHostileEvidenceRenderAsThoseOfPlainEv
     ASSERT_EQ(hostile_run.err, "") << args[0];
     const std::string plain_html = Render(plain_run.out), hostile_html = Render(hostile_run.out);
     ASSERT_NE(Elements(plain_html), std::vector<std::string>{}) << args[0];
-    EXPECT_EQ(Elements(hostile_html), Elements(plain_html))
-        << args[0] << "\n" << hostile_run.out << "\n" << hostile_html;
+    EXPECT_EQ(Elements(hostile_html), Elements(plain_html)) << args[0] << "\n"
+                                                            << hostile_run.out << "\n"
+                                                            << hostile_html;
     EXPECT_NE(hostile_html.find("&lt;h1&gt;x&lt;/h1&gt; [link](http://x)"), std::string::npos)
-        << args[0] << ": the record id shown as text\n" << hostile_html;
+        << args[0] << ": the record id shown as text\n"
+        << hostile_html;
     EXPECT_NE(hostile_html.find("&amp;amp; `code` a|b\\n# forged"), std::string::npos)
-        << args[0] << ": the entity and the newline shown as text\n" << hostile_html;
+        << args[0] << ": the entity and the newline shown as text\n"
+        << hostile_html;
   }
 }
 

@@ -87,8 +87,9 @@ TEST(RenderComparison, WhatIsWrongComesFirst) {
   const std::string markdown = RenderComparisonMarkdown(comparison, CompareOptions());
   EXPECT_EQ(markdown.rfind("## ratchet compare\n\n> [!WARNING]\n> **Incomplete evidence**", 0), 0u)
       << markdown;
-  EXPECT_NE(markdown.find("> - B evidence/new\\: status\\.json\\: the run is interrupted (exit 130)"),
-            std::string::npos)
+  EXPECT_NE(
+      markdown.find("> - B evidence/new\\: status\\.json\\: the run is interrupted (exit 130)"),
+      std::string::npos)
       << markdown;
   EXPECT_NE(text.find("verdict: differs: incomplete evidence, 1 record differs\n"),
             std::string::npos)
