@@ -615,6 +615,13 @@ TEST_F(PromoteOnAGpuLane, TheHtmlReportDrawsEveryPlotInABrowser) {
   run = RunRatchet({"score", refused_file, "--out", refused});
   ASSERT_EQ(run.exit_code, 1) << run.out << run.err;
   ASSERT_EQ(*ReadFile(refused + "/records/refused/run-1/calls.json"), "[]\n");
+  // And its report resealed with one more record, whose id is markup and script: shown as text,
+  // it runs nothing (an image's onerror or a script would log to the console).
+  const std::string hostile =
+      "<img src=x onerror=console.log(1)></script><script>console.log(2)</script><!--";
+  ASSERT_TRUE(EditJsonAndRemanifest(refused, kReportFile, [&](Json& report) {
+                report["records"][hostile] = report["records"]["refused"];
+              }).ok());
   std::vector<std::string> dirs = {reviewed, refused};
   std::vector<std::string> expected = {"calls:0:ncm", "unexplained:0:ncm"};
   std::vector<std::string> drawn;  // every record of every directory, as "<index>:<id>"
@@ -635,7 +642,8 @@ TEST_F(PromoteOnAGpuLane, TheHtmlReportDrawsEveryPlotInABrowser) {
       for (int k = 1; k <= static_cast<int>(record["runs"].size()); ++k) {
         const std::string calls =
             dir + "/records/" + id + "/run-" + std::to_string(k) + "/calls.json";
-        timed = timed || !Json::parse(*ReadFile(calls)).empty();
+        // The resealed record has no folder of its own.
+        timed = timed || (PathExists(calls) && !Json::parse(*ReadFile(calls)).empty());
       }
       if (timed) {
         expected.push_back("calls:" + std::to_string(index) + ":" + id);
@@ -685,9 +693,17 @@ TEST_F(PromoteOnAGpuLane, TheHtmlReportDrawsEveryPlotInABrowser) {
   }
   const std::string& dom = browser->out;
   for (const std::string& record : drawn) {
+    if (record == "1:" + hostile) continue;  // its attribute as the browser spells it
     EXPECT_NE(dom.find("data-record=\"" + record + "\"><h3>"), std::string::npos)
         << "record " << record << " not drawn";
   }
+  size_t divs = 0;
+  for (size_t at = 0; (at = dom.find("<div data-record=", at)) != std::string::npos; ++at) ++divs;
+  EXPECT_EQ(divs, drawn.size()) << dom;
+  EXPECT_NE(dom.find("<h3>&lt;img src=x onerror=console.log(1)&gt;&lt;/script&gt;&lt;script&gt;"),
+            std::string::npos)
+      << "the hostile id shown as text\n"
+      << dom;
   for (const std::string& id : expected) {
     EXPECT_NE(dom.find("data-plot=\"" + id + "\""), std::string::npos) << "missing plot " << id;
   }
