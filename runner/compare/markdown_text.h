@@ -12,8 +12,9 @@ namespace ratchet {
 
 // `text` for a paragraph, a list item or a table cell: on one line (TerminalText), every ASCII
 // punctuation character that Markdown or GitHub's extensions can read as syntax escaped with a
-// backslash (CommonMark reads any escaped ASCII punctuation as itself), and a leading space
-// written as an entity of ratchet's, so that the text never begins a block of its own.
+// backslash (CommonMark reads any escaped ASCII punctuation as itself), a leading space
+// written as an entity of ratchet's, so that the text never begins a block of its own, and an
+// empty HTML comment after each '@', so that GitHub makes no e-mail link of it.
 std::string MarkdownText(std::string_view text);
 
 // `text` as a code span for a table cell: fenced by more backticks than any run inside it, and
