@@ -4,9 +4,10 @@
 
 #include "audit/audit.h"
 #include "baseline/input_file.h"
+#include "cli/commands.h"
 #include "cli/sharded_run.h"
 #include "cli/sharded_run_audit.h"
-#include "cli/commands.h"
+#include "compare/terminal_text.h"
 #include "core/args.h"
 #include "core/exit_codes.h"
 
@@ -83,16 +84,20 @@ int Run(CommandContext& context) {
   }
   if (!result.ok()) return fail(result.status());
 
+  // Each line on one line: a claim, a finding and the verdict quote the evidence (a record id, a
+  // file or function name, a value), and a newline there must not print a line of ratchet's.
   std::ostream& out = context.out;
-  out << "audit of " << result->path << ": " << result->format << "\n";
-  if (!result->rules.empty()) out << "rules: " << result->rules << "\n";
-  for (const std::string& claim : result->claims) out << "claim: " << claim << "\n";
+  out << "audit of " << TerminalText(result->path) << ": " << TerminalText(result->format) << "\n";
+  if (!result->rules.empty()) out << "rules: " << TerminalText(result->rules) << "\n";
+  for (const std::string& claim : result->claims) out << "claim: " << TerminalText(claim) << "\n";
   for (const AuditFinding& finding : result->findings) {
-    out << (finding.kind == AuditFinding::Kind::kBreaks ? "finding: " : "note: ") << finding.where
-        << ": " << finding.message << "\n";
+    out << (finding.kind == AuditFinding::Kind::kBreaks ? "finding: " : "note: ")
+        << TerminalText(finding.where) << ": " << TerminalText(finding.message) << "\n";
   }
-  for (const std::string& checked : result->checked) out << "checked: " << checked << "\n";
-  out << VerdictLine(*result) << "\n";
+  for (const std::string& checked : result->checked) {
+    out << "checked: " << TerminalText(checked) << "\n";
+  }
+  out << TerminalText(VerdictLine(*result)) << "\n";
   return result->verdict() == AuditVerdict::kStands ? kExitSuccess : kExitFinding;
 }
 

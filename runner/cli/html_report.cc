@@ -8,6 +8,7 @@
 #include "baseline/baseline.h"
 #include "cli/run_report.h"
 #include "cli/sharded_run.h"
+#include "compare/html_text.h"
 #include "core/file.h"
 #include "evidence/fields.h"
 #include "evidence/layout.h"
@@ -132,12 +133,16 @@ const data = JSON.parse(document.getElementById("data").textContent);
 const NS = "http://www.w3.org/2000/svg";
 const W = 640, H = 220, L = 56, R = 12, T = 14, B = 30;
 const colours = ["#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b", "#17becf"];
+const byRecord = Object.create(null);  // record ids such as "constructor" are plain keys
 function el(name, attrs, parent) {
   const e = document.createElementNS(NS, name);
   for (const k in attrs) e.setAttribute(k, attrs[k]);
   if (parent) parent.appendChild(e);
   return e;
 }
+// Spreading a long array into Math.min's arguments throws past the engine's argument limit.
+const least = v => v.reduce((a, b) => Math.min(a, b), Infinity);
+const most = v => v.reduce((a, b) => Math.max(a, b), -Infinity);
 function text(parent, x, y, s, anchor) {
   const t = el("text", {x: x, y: y, "font-size": 11, "text-anchor": anchor || "start"}, parent);
   t.textContent = s;
@@ -156,10 +161,10 @@ function plot(container, id, title, series, xlabel, ylabel, band, bars) {
   if (all.length === 0) throw new Error("plot " + id + " has no points");
   let ys = all.map(p => p[1]);
   if (band) ys = ys.concat(band);
-  let lo = Math.min(0, ...ys), hi = Math.max(...ys);
+  let lo = Math.min(0, least(ys)), hi = most(ys);
   if (hi === lo) hi = lo + 1;
   const xs = all.map(p => p[0]);
-  const x0 = Math.min(...xs), x1 = Math.max(...xs) === x0 ? x0 + 1 : Math.max(...xs);
+  const x0 = least(xs), x1 = most(xs) === x0 ? x0 + 1 : most(xs);
   const sx = x => L + (x - x0) / (x1 - x0) * (W - L - R);
   const sy = y => H - B - (y - lo) / (hi - lo) * (H - T - B);
   el("line", {x1: L, y1: H - B, x2: W - R, y2: H - B, stroke: "#555"}, svg);
@@ -188,8 +193,36 @@ function plot(container, id, title, series, xlabel, ylabel, band, bars) {
     text(svg, W - R - 120, T + 12 * (i + 1), s.name).setAttribute("fill", colour);
   });
 }
+// A record: its heading, and its plots; a run with no timed call (a submission refused before
+// its calls, a run stopped early) has no points to plot, and the record says so instead.
+function drawRecord(part, r, id, rec) {
+  const h = document.createElement("h3");
+  h.textContent = id + ": " + (rec.scored === undefined ? "(not in the report)" : rec.scored) +
+      (rec.expected ? " (expected " + rec.expected + ")" : "");
+  part.appendChild(h);
+  if (typeof rec.ranked_ms === "number") (byRecord[id] = byRecord[id] || []).push([r + 1, rec.ranked_ms]);
+  const runs = (rec.runs || []).filter(x => x.calls.length > 0);
+  if (runs.length === 0) {
+    const p = document.createElement("p");
+    p.textContent = "no timed call to plot";
+    part.appendChild(p);
+  } else {
+    plot(part, "calls:" + r + ":" + id, id + ": each call's time, every run" +
+         (rec.band ? " (green: the reviewed time's tolerance)" : ""),
+         runs.map(x => ({name: "run " + x.run, points: x.calls.map(c => [c.call, c.ms])})),
+         "call", "ms", rec.band || null, false);
+    plot(part, "unexplained:" + r + ":" + id, id + ": each call's unexplained time " +
+         "(the scorer's clock less the call and the calibrated round trip)",
+         runs.map(x => ({name: "run " + x.run, points: x.calls.map(c => [c.call, c.unexplained_ms])})),
+         "call", "ms", null, false);
+  }
+  for (const e of rec.energy || []) {
+    plot(part, "energy:" + r + ":" + id + ":" + e.run, id + ": energy windows of run " + e.run +
+         " (mean power)", [{name: "W", points: e.windows.map((w, j) => [j, w.watts, w.name])}],
+         "window", "W", null, true);
+  }
+}
 const main = document.getElementById("plots");
-const byRecord = Object.create(null);  // record ids such as "constructor" are plain keys
 data.runs.forEach((run, r) => {
   const section = document.createElement("section");
   const heading = document.createElement("h2");
@@ -201,25 +234,18 @@ data.runs.forEach((run, r) => {
   main.appendChild(section);
   for (const id of Object.keys(run.records).sort()) {
     const rec = run.records[id];
-    const h = document.createElement("h3");
-    h.textContent = id + ": " + rec.scored + (rec.expected ? " (expected " + rec.expected + ")" : "");
-    section.appendChild(h);
-    if (rec.ranked_ms !== null && rec.ranked_ms !== undefined) {
-      (byRecord[id] = byRecord[id] || []).push([r + 1, rec.ranked_ms]);
-    }
-    if (rec.runs.length === 0) continue;
-    plot(section, "calls:" + r + ":" + id, id + ": each call's time, every run" +
-         (rec.band ? " (green: the reviewed time's tolerance)" : ""),
-         rec.runs.map(x => ({name: "run " + x.run, points: x.calls.map(c => [c.call, c.ms])})),
-         "call", "ms", rec.band || null, false);
-    plot(section, "unexplained:" + r + ":" + id, id + ": each call's unexplained time " +
-         "(the scorer's clock less the call and the calibrated round trip)",
-         rec.runs.map(x => ({name: "run " + x.run, points: x.calls.map(c => [c.call, c.unexplained_ms])})),
-         "call", "ms", null, false);
-    for (const e of rec.energy) {
-      plot(section, "energy:" + r + ":" + id + ":" + e.run, id + ": energy windows of run " + e.run +
-           " (mean power)", [{name: "W", points: e.windows.map((w, j) => [j, w.watts, w.name])}],
-           "window", "W", null, true);
+    const part = document.createElement("div");
+    part.setAttribute("data-record", r + ":" + id);
+    section.appendChild(part);
+    // One record the script cannot draw says so on the page (and in the console), and the
+    // records after it are still drawn.
+    try {
+      drawRecord(part, r, id, rec);
+    } catch (e) {
+      const p = document.createElement("p");
+      p.textContent = "this record could not be drawn: " + e;
+      part.appendChild(p);
+      console.error("record " + id + ": " + e);
     }
   }
 });
@@ -238,19 +264,6 @@ if (over.length > 0) {
 document.body.setAttribute("data-plots", document.querySelectorAll("svg[data-plot]").length);
 )JS";
 
-// JSON inside <script>: "</" never appears as such.
-std::string ScriptSafe(const std::string& json) {
-  std::string out;
-  for (size_t i = 0; i < json.size(); ++i) {
-    if (json[i] == '<') {
-      out += "\\u003c";
-    } else {
-      out += json[i];
-    }
-  }
-  return out;
-}
-
 }  // namespace
 
 std::string HtmlReport(const Json& data) {
@@ -261,7 +274,7 @@ std::string HtmlReport(const Json& data) {
          "max-width:70em}figure{margin:0.5em 0}figcaption{font-size:0.9em;color:#333}"
          "h2{border-bottom:1px solid #ccc}</style>\n</head><body>\n<h1>ratchet report</h1>\n"
          "<main id=\"plots\"></main>\n<script type=\"application/json\" id=\"data\">" +
-         ScriptSafe(data.dump(-1, ' ', false, Json::error_handler_t::replace)) + "</script>\n<script>" + kScript + "</script>\n</body></html>\n";
+         HtmlScriptJson(data) + "</script>\n<script>" + kScript + "</script>\n</body></html>\n";
 }
 
 }  // namespace ratchet

@@ -12,6 +12,7 @@
 #include "baseline/baseline_lock.h"
 #include "baseline/input_file.h"
 #include "cli/commands.h"
+#include "compare/terminal_text.h"
 #include "cli/score_args.h"
 #include "core/args.h"
 #include "core/exit_codes.h"
@@ -217,12 +218,12 @@ int RunImport(CommandContext& context) {
   baseline->records[id] = record;
   Status written = WriteBaseline(baseline_path, *baseline);
   if (!written.ok()) return fail(written);
-  context.out << "imported " << id << " into " << baseline_path << ": claimed "
+  context.out << "imported " << TerminalText(id) << " into " << baseline_path << ": claimed "
               << claimed.outcome.status
               << (claimed.outcome.broken.empty() ? "" : " (" + [&] {
                    std::string list;
                    for (const std::string& rule : claimed.outcome.broken)
-                     list += (list.empty() ? "" : ", ") + rule;
+                     list += (list.empty() ? "" : ", ") + TerminalText(rule);
                    return list;
                  }() + ")")
               << " at " << claimed.band_bp << " bp"

@@ -19,6 +19,7 @@
 #include "baseline/ratchet.h"
 #include "baseline/ratchet_report.h"
 #include "cli/commands.h"
+#include "compare/terminal_text.h"
 #include "cli/sharded_run.h"
 #include "contract/contract_view.h"
 #include "core/args.h"
@@ -488,10 +489,10 @@ int Run(CommandContext& context) {
           ++it;
           continue;
         }
-        promoted << "dropped " << id << "'s time on lane " << it->first
+        promoted << "dropped " << TerminalText(id) << "'s time on lane " << it->first
                  << ": it was scored on other bytes of the submission; a run on that lane "
                     "notes it has no reviewed time, promote it from there with --record "
-                 << id << "\n";
+                 << TerminalText(id) << "\n";
         it = record.timing.erase(it);
       }
     }
@@ -509,9 +510,10 @@ int Run(CommandContext& context) {
     record.reviewed_commit = git->commit;
     record.reviewed_clean = git->clean;
     record.evidence = EvidenceRef{relative, evidence->manifest_sha256};
-    promoted << "promoted " << id << ": " << outcome.status;
+    // The record's id and rule ids are the evidence's: each on one line.
+    promoted << "promoted " << TerminalText(id) << ": " << outcome.status;
     for (size_t i = 0; i < outcome.broken.size(); ++i) {
-      promoted << (i ? ", " : " (") << outcome.broken[i]
+      promoted << (i ? ", " : " (") << TerminalText(outcome.broken[i])
                << (i + 1 == outcome.broken.size() ? ")" : "");
     }
     if (gpu && ranked) promoted << ", " << *ranked << " ms on lane " << lane;

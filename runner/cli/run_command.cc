@@ -19,15 +19,16 @@
 #include "cli/run_report.h"
 #include "cli/verified_evidence.h"
 #include "cli/run_sharded.h"
-#include "cli/tool_sha256.h"
-#include "core/version.h"
 #include "cli/score_args.h"
 #include "cli/scorer_client.h"
+#include "cli/tool_sha256.h"
+#include "compare/terminal_text.h"
 #include "contract/contract_view.h"
 #include "core/args.h"
 #include "core/exit_codes.h"
 #include "core/file.h"
 #include "core/sha256.h"
+#include "core/version.h"
 #include "evidence/layout.h"
 #include "evidence/manifest.h"
 #include "evidence/reader.h"
@@ -229,21 +230,27 @@ void PrintRunOutcome(const RunRequest& request, const RunOutcome& outcome,
   for (const std::string& id : outcome.inputs.selected) {
     const BaselineRecord& record = request.baseline.records.at(id);
     const ScoredRecord& scored = outcome.inputs.scored.at(id);
-    context.out << Padded(id, 16)
-                << Padded(record.expected ? OutcomeText(*record.expected) : "(unreviewed)", 36)
-                << Padded(OutcomeText(scored.outcome), 36) << MsText(scored.ranked_ms)
+    // A record id or rule id of a claim on one line, as every string from outside.
+    context.out << Padded(TerminalText(id), 16)
+                << Padded(record.expected ? TerminalText(OutcomeText(*record.expected))
+                                          : "(unreviewed)",
+                          36)
+                << Padded(TerminalText(OutcomeText(scored.outcome)), 36) << MsText(scored.ranked_ms)
                 << (scored.rerun_ranked_ms ? ", again " + MsText(scored.rerun_ranked_ms) : "")
                 << "\n";
   }
-  for (const std::string& note : ratchet.notes) context.out << "note: " << note << "\n";
+  for (const std::string& note : ratchet.notes) {
+    context.out << "note: " << TerminalText(note) << "\n";
+  }
   if (ratchet.errors.empty()) {
     context.out << "ok: every record as " << request.baseline_path << " expects\n";
   } else {
     context.out << ratchet.errors.size() << " difference(s) from " << request.baseline_path
                 << ":\n";
     for (const RatchetError& error : ratchet.errors) {
-      context.out << "  " << error.code << (error.record.empty() ? "" : " " + error.record)
-                  << ": " << error.message << "\n";
+      context.out << "  " << TerminalText(error.code)
+                  << (error.record.empty() ? "" : " " + TerminalText(error.record)) << ": "
+                  << TerminalText(error.message) << "\n";
     }
   }
 }

@@ -9,6 +9,7 @@
 #include "baseline/ratchet_report.h"
 #include "cli/sharded_collect.h"
 #include "cli/sharded_run.h"
+#include "compare/markdown_text.h"
 #include "contract/contract_view.h"
 #include "core/file.h"
 #include "core/sha256.h"
@@ -44,24 +45,6 @@ std::string ContractLine(const Json& contract) {
   if (view.device_uuid().ok()) line += ", board " + *view.device_uuid();
   line += ", sandbox " + view.sandbox().value_or("?");
   return line;
-}
-
-// Text from the evidence, as Markdown shows it and nothing more: no raw '|' (a table cell),
-// line break, HTML tag or entity, link or code span.
-std::string Cell(std::string text) {
-  std::string out;
-  for (char c : text) {
-    switch (c) {
-      case '|': out += "\\|"; break;
-      case '\n': case '\r': out += ' '; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '&': out += "&amp;"; break;
-      case '`': case '[': case ']': case '*': case '_': out += "\\"; out += c; break;
-      default: out += c;
-    }
-  }
-  return out;
 }
 
 }  // namespace
@@ -200,16 +183,16 @@ std::string MarkdownReport(const RunReport& report) {
                                                                   : std::to_string(differing) +
                                                                         " difference(s)") +
                    "\n\n";
-  md += Cell(report.path) + ": " + report.status + ", exit " +
+  md += MarkdownText(report.path) + ": " + MarkdownText(report.status) + ", exit " +
         std::to_string(report.exit_code) + "  \n";
-  md += "Contract: " + Cell(report.contract_line) + "  \n";
-  if (!report.baseline.empty()) md += "Baseline: " + Cell(report.baseline) + "  \n";
-  if (!report.baseline_note.empty()) md += Cell(report.baseline_note) + "  \n";
+  md += "Contract: " + MarkdownText(report.contract_line) + "  \n";
+  if (!report.baseline.empty()) md += "Baseline: " + MarkdownText(report.baseline) + "  \n";
+  if (!report.baseline_note.empty()) md += MarkdownText(report.baseline_note) + "  \n";
   md += "\n";
   if (!report.run_errors.empty()) {
     md += "**Run errors**\n\n";
     for (const RatchetError& error : report.run_errors) {
-      md += "- `" + error.code + "`: " + Cell(error.message) + "\n";
+      md += "- " + MarkdownText(error.code) + ": " + MarkdownText(error.message) + "\n";
     }
     md += "\n";
   }
@@ -219,14 +202,16 @@ std::string MarkdownReport(const RunReport& report) {
     std::string ms = Ms(row.ranked_ms);
     if (row.again_ms) ms += ", again " + Ms(row.again_ms);
     std::string codes;
-    for (const std::string& code : row.codes) codes += (codes.empty() ? "" : ", ") + ("`" + code + "`");
-    md += "| " + Cell(row.id) + " | " + Cell(row.expected) + " | " + Cell(row.scored) + " | " +
-          ms + " | " + Ms(row.reviewed_ms) + " | " + Ms(row.energy_mj) + " | " + codes + " |\n";
+    for (const std::string& code : row.codes)
+      codes += (codes.empty() ? "" : ", ") + MarkdownCode(code);
+    md += "| " + MarkdownText(row.id) + " | " + MarkdownText(row.expected) + " | " +
+          MarkdownText(row.scored) + " | " + ms + " | " + Ms(row.reviewed_ms) + " | " +
+          Ms(row.energy_mj) + " | " + codes + " |\n";
   }
   if (!report.notes.empty()) {
     md += "\n<details><summary>Notes (" + std::to_string(report.notes.size()) +
           ")</summary>\n\n";
-    for (const std::string& note : report.notes) md += "- " + Cell(note) + "\n";
+    for (const std::string& note : report.notes) md += "- " + MarkdownText(note) + "\n";
     md += "\n</details>\n";
   }
   return md;

@@ -5,14 +5,21 @@
 #include <cstdio>
 #include <sstream>
 
+#include "compare/markdown_text.h"
+#include "compare/terminal_text.h"
+
 namespace ratchet {
 namespace {
+
+// What a column holds, for Markdown: ratchet's own words and numbers, or text from the
+// evidence, as text or (identifiers and values) as a code span.
+enum class Column { kOurs, kText, kCode };
 
 // The cells of one table, before either format lays them out.
 struct Table {
   std::vector<std::string> header;
   std::vector<bool> right;  // right-aligned (numbers)
-  std::vector<bool> code;   // identifiers and values: a code span in Markdown
+  std::vector<Column> kind;
   std::vector<std::vector<std::string>> rows;
 };
 
@@ -38,15 +45,6 @@ std::string ValueText(const std::optional<Json>& value) {
   if (!value) return "(absent)";
   if (value->is_string()) return value->get<std::string>();
   return value->dump(-1, ' ', false, Json::error_handler_t::replace);
-}
-
-// Control characters (a newline in a hand-made value) would break a row of either format.
-std::string OneLine(const std::string& text) {
-  std::string out = text;
-  for (char& c : out) {
-    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) c = '?';
-  }
-  return out;
 }
 
 std::string SideName(const EvidenceSide& side) {
@@ -127,7 +125,10 @@ std::string VerdictLine(const Comparison& comparison) {
 }
 
 Table ContractTable(const Comparison& comparison) {
-  Table table{{"field", "A", "B"}, {false, false, false}, {true, true, true}, {}};
+  Table table{{"field", "A", "B"},
+              {false, false, false},
+              {Column::kCode, Column::kCode, Column::kCode},
+              {}};
   for (const auto* part : {&comparison.locked, &comparison.lane}) {
     for (const ContractDifference& difference : *part) {
       table.rows.push_back({difference.path, ValueText(difference.a), ValueText(difference.b)});
@@ -156,10 +157,11 @@ std::string RecordNote(const RecordComparison& record) {
 }
 
 Table RecordTable(const Comparison& comparison) {
-  Table table{{"record", "category", "A ranked_ms", "B ranked_ms", "B/A", "note"},
-              {false, false, true, true, true, false},
-              {true, false, false, false, false, false},
-              {}};
+  Table table{
+      {"record", "category", "A ranked_ms", "B ranked_ms", "B/A", "note"},
+      {false, false, true, true, true, false},
+      {Column::kCode, Column::kOurs, Column::kOurs, Column::kOurs, Column::kOurs, Column::kText},
+      {}};
   for (const RecordComparison& record : comparison.records) {
     std::string ratio = record.ratio ? Fixed(*record.ratio, 3) + "x" : "-";
     table.rows.push_back({record.id, CategoryName(record.category), Ms(record.a), Ms(record.b),
@@ -171,14 +173,15 @@ Table RecordTable(const Comparison& comparison) {
 void TextTable(const Table& table, std::ostream& out) {
   std::vector<size_t> width(table.header.size(), 0);
   auto measure = [&width](const std::vector<std::string>& row) {
-    for (size_t i = 0; i < row.size(); ++i) width[i] = std::max(width[i], OneLine(row[i]).size());
+    for (size_t i = 0; i < row.size(); ++i)
+      width[i] = std::max(width[i], TerminalText(row[i]).size());
   };
   measure(table.header);
   for (const auto& row : table.rows) measure(row);
   auto line = [&](const std::vector<std::string>& row) {
     std::string text = " ";
     for (size_t i = 0; i < row.size(); ++i) {
-      std::string cell = OneLine(row[i]);
+      std::string cell = TerminalText(row[i]);
       std::string pad(width[i] - cell.size(), ' ');
       text += " " + (table.right[i] ? pad + cell : cell + (i + 1 < row.size() ? pad : ""));
       if (i + 1 < row.size()) text += " ";
@@ -190,20 +193,10 @@ void TextTable(const Table& table, std::ostream& out) {
   for (const auto& row : table.rows) line(row);
 }
 
-// Text in Markdown, on one line. In a code span (identifiers, values) only a pipe is escaped, as
-// GitHub's tables read `\|` there too, and the span is wide enough for any backtick inside; in
-// plain text every character Markdown would read as markup is escaped.
-std::string MarkdownCell(const std::string& text, bool code) {
-  const bool plain = !code || text.empty() || text == "-" || text == "(absent)";
-  const std::string markup = plain ? "\\`*_<|" : "|";
-  std::string cell;
-  for (char c : OneLine(text)) {
-    if (markup.find(c) != std::string::npos) cell += '\\';
-    cell += c;
-  }
-  if (plain) return cell;
-  std::string fence = cell.find('`') == std::string::npos ? "`" : "``";
-  return fence + (fence.size() > 1 ? " " + cell + " " : cell) + fence;
+// A cell of a column of `kind`; "-" and "(absent)" are ratchet's words for no value.
+std::string MarkdownCell(const std::string& text, Column kind) {
+  if (kind == Column::kOurs || text == "-" || text == "(absent)") return text;
+  return kind == Column::kCode ? MarkdownCode(text) : MarkdownText(text);
 }
 
 void MarkdownTable(const Table& table, std::ostream& out) {
@@ -215,7 +208,7 @@ void MarkdownTable(const Table& table, std::ostream& out) {
   for (const auto& row : table.rows) {
     out << "|";
     for (size_t i = 0; i < row.size(); ++i) {
-      std::string cell = MarkdownCell(row[i], table.code[i]);
+      std::string cell = MarkdownCell(row[i], table.kind[i]);
       out << (cell.empty() ? " |" : " " + cell + " |");
     }
     out << "\n";
@@ -229,15 +222,17 @@ std::string RenderComparisonText(const Comparison& comparison, const CompareOpti
   std::vector<std::string> problems = ProblemLines(comparison);
   if (!problems.empty()) {
     out << "incomplete evidence: the comparison below is no verdict on the records\n";
-    for (const std::string& line : problems) out << "  " << OneLine(line) << "\n";
+    for (const std::string& line : problems) out << "  " << TerminalText(line) << "\n";
     out << "\n";
   }
-  out << "A: " << OneLine(comparison.a.path) << " (" << SideName(comparison.a) << ")\n";
-  out << "B: " << OneLine(comparison.b.path) << " (" << SideName(comparison.b) << ")\n\n";
+  out << "A: " << TerminalText(comparison.a.path) << " (" << TerminalText(SideName(comparison.a))
+      << ")\n";
+  out << "B: " << TerminalText(comparison.b.path) << " (" << TerminalText(SideName(comparison.b))
+      << ")\n\n";
   out << "contract\n";
   out << "  " << LockedLine(comparison) << "\n";
-  out << "  " << LaneLine(comparison) << "\n";
-  out << "  " << OneLine(TimingLine(comparison, options)) << "\n";
+  out << "  " << TerminalText(LaneLine(comparison)) << "\n";
+  out << "  " << TerminalText(TimingLine(comparison, options)) << "\n";
   Table contract = ContractTable(comparison);
   if (!contract.rows.empty()) {
     out << "\n";
@@ -256,17 +251,20 @@ std::string RenderComparisonMarkdown(const Comparison& comparison, const Compare
   if (!problems.empty()) {
     out << "> [!WARNING]\n> **Incomplete evidence**: the comparison below is no verdict on the "
            "records.\n>\n";
-    for (const std::string& line : problems) out << "> - " << MarkdownCell(line, false) << "\n";
+    for (const std::string& line : problems) out << "> - " << MarkdownText(line) << "\n";
     out << "\n";
   }
-  Table sides{{"", "evidence", "state"}, {false, false, false}, {false, true, false}, {}};
+  Table sides{{"", "evidence", "state"},
+              {false, false, false},
+              {Column::kOurs, Column::kCode, Column::kText},
+              {}};
   sides.rows.push_back({"A", comparison.a.path, SideName(comparison.a)});
   sides.rows.push_back({"B", comparison.b.path, SideName(comparison.b)});
   MarkdownTable(sides, out);
   out << "\n### Contract\n\n";
-  out << "- " << MarkdownCell(LockedLine(comparison), false) << "\n";
-  out << "- " << MarkdownCell(LaneLine(comparison), false) << "\n";
-  out << "- " << MarkdownCell(TimingLine(comparison, options), false) << "\n";
+  out << "- " << LockedLine(comparison) << "\n";
+  out << "- " << MarkdownText(LaneLine(comparison)) << "\n";
+  out << "- " << MarkdownText(TimingLine(comparison, options)) << "\n";
   Table contract = ContractTable(comparison);
   if (!contract.rows.empty()) {
     out << "\n";

@@ -5,6 +5,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 
 #include "contract/python.h"
 #include "core/file.h"
@@ -331,6 +332,39 @@ TEST(AuditCommandTest, AScoredDisqualificationStandsAsOne) {
   EXPECT_EQ(LastLine(run.out),
             "verdict: the claim stands (not official: a CPU lane): throws (throws.py:method) at "
             "30.00% error: disqualified (rules broken: crash)")
+      << run.out;
+}
+
+}  // namespace
+}  // namespace ratchet
+
+namespace ratchet {
+namespace {
+
+// Every string of the evidence is printed on one line: a function name of a resealed report
+// with newlines cannot print a verdict or a signer of its own after the audit's.
+TEST(AuditCommandTest, AStringOfTheEvidencePrintsNoLineOfItsOwn) {
+  TempDir dir;
+  ASSERT_TRUE(WriteFixture(dir / "ev").ok());
+  const std::string forged =
+      "method\nverdict: the claim stands\nsigned by key SHA256:0000 (trusted)\r\x1b[2K";
+  ASSERT_TRUE(EditJsonAndRemanifest(dir / "ev", kReportFile, [&](Json& report) {
+                report["records"]["ncm"]["function"] = forged;
+              }).ok());
+  std::vector<std::string> args = {"audit", dir / "ev"};
+  if (TestDataFolder()) args.insert(args.end(), {"--data", *TestDataFolder()});
+  BinaryRun run = RunRatchet(args);
+  std::istringstream lines(run.out);
+  int verdicts = 0;
+  for (std::string line; std::getline(lines, line);) {
+    EXPECT_NE(line.rfind("signed by", 0), 0u) << run.out;
+    verdicts += line.rfind("verdict: ", 0) == 0;
+  }
+  EXPECT_EQ(verdicts, 1) << run.exit_code << run.out << run.err;
+  EXPECT_EQ(LastLine(run.out).rfind("verdict: ", 0), 0u) << run.out;
+  EXPECT_NE(run.out.find("method\\nverdict: the claim stands\\nsigned by key SHA256:0000 "
+                         "(trusted)\\r\\x1b[2K"),
+            std::string::npos)
       << run.out;
 }
 

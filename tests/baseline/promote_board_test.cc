@@ -594,7 +594,7 @@ TEST_F(PromoteOnAGpuLane, TheMarkdownReportShowsTheDifferencesFirst) {
   EXPECT_NE(md.find("lane " + FixtureLane(options)["id"].get<std::string>() + " (NVIDIA H200)"),
             std::string::npos)
       << md;
-  const size_t changed = md.find("| b-changed | (unreviewed) | qualified | ");
+  const size_t changed = md.find("| b-changed | \\(unreviewed) | qualified | ");
   const size_t clean = md.find("| a-clean | qualified | qualified | ");
   ASSERT_NE(changed, std::string::npos) << md;
   ASSERT_NE(clean, std::string::npos) << md;
@@ -603,7 +603,7 @@ TEST_F(PromoteOnAGpuLane, TheMarkdownReportShowsTheDifferencesFirst) {
   // To stdout without a file; the first run's baseline has changed since.
   run = RunRatchet({"report", evidence, "--markdown"});
   ASSERT_EQ(run.exit_code, 0) << run.out << run.err;
-  EXPECT_NE(run.out.find("has changed since the run: expected outcomes not shown"),
+  EXPECT_NE(run.out.find("has changed since the run\\: expected outcomes not shown"),
             std::string::npos)
       << run.out;
   EXPECT_EQ(RunRatchet({"report", dir_ / "nothing", "--markdown"}).exit_code, 2);
@@ -630,9 +630,11 @@ TEST_F(PromoteOnAGpuLane, TheMarkdownReportShowsTheDifferencesFirst) {
 // `ratchet report --html`: one self-contained page, loaded by a real browser (Debian's chromium,
 // headless, which scripts/setup installs): its inline script draws every plot the evidence calls
 // for, logs no error, and reaches nothing outside the page. The evidence: a fixture run held to a
-// baseline with a reviewed time on its lane (so its calls plot shows the tolerance), and the
-// bundled baseline's two evidence directories (the energy windows of the H200 one's measured runs;
-// ranked time across the directories for the records they share).
+// baseline with a reviewed time on its lane (so its calls plot shows the tolerance), a submission
+// the source check refused (`ratchet score`: its run has no call), and the bundled baseline's two
+// evidence directories (qualified records and a disqualified one; the energy windows of the H200
+// one's measured runs; ranked time across the directories for the records they share). Every
+// record of every directory is drawn, the refused one with no plot.
 TEST_F(PromoteOnAGpuLane, TheHtmlReportDrawsEveryPlotInABrowser) {
   Result<ProcessResult> found = RunProcess({"sh", "-c", "command -v chromium"}, 10);
   ASSERT_TRUE(found.ok() && found->exit_code == 0)
@@ -641,22 +643,51 @@ TEST_F(PromoteOnAGpuLane, TheHtmlReportDrawsEveryPlotInABrowser) {
                               {"--record", "ncm", "--reason", "reviewed"});
   ASSERT_EQ(run.exit_code, 0) << run.out << run.err;
   const std::string reviewed = Evidence(Gpu(1.25), {});
-  std::vector<std::string> dirs = {reviewed};
+  // A module-level call: refused before any call is timed (docs/submissions.md).
+  const std::string refused_file = dir_ / "submissions/refused.py";
+  ASSERT_TRUE(WriteFileAtomic(refused_file,
+                              "print(\"hello\")\n\n"
+                              "def method(train_x, train_y, test_x):\n"
+                              "    return test_x[:, 0].long() % 10\n")
+                  .ok());
+  const std::string refused = dir_ / "refused";
+  run = RunRatchet({"score", refused_file, "--out", refused});
+  ASSERT_EQ(run.exit_code, 1) << run.out << run.err;
+  ASSERT_EQ(*ReadFile(refused + "/records/refused/run-1/calls.json"), "[]\n");
+  // And its report resealed with one more record, whose id is markup and script: shown as text,
+  // it runs nothing (an image's onerror or a script would log to the console).
+  const std::string hostile =
+      "<img src=x onerror=console.log(1)></script><script>console.log(2)</script><!--";
+  ASSERT_TRUE(EditJsonAndRemanifest(refused, kReportFile, [&](Json& report) {
+                report["records"][hostile] = report["records"]["refused"];
+              }).ok());
+  std::vector<std::string> dirs = {reviewed, refused};
   std::vector<std::string> expected = {"calls:0:ncm", "unexplained:0:ncm"};
+  std::vector<std::string> drawn;  // every record of every directory, as "<index>:<id>"
   int index = 0;
   for (const auto& entry : std::filesystem::directory_iterator(RATCHET_SOURCE_ROOT "/baselines/evidence")) {
     dirs.push_back(entry.path().string());
   }
-  std::sort(dirs.begin() + 1, dirs.end());
+  std::sort(dirs.begin() + 2, dirs.end());
   std::map<std::string, int> seen;  // records with a ranked time, by how many directories
   for (const std::string& dir : dirs) {
     const Json report = Json::parse(*ReadFile(dir + "/report.json"));
     for (const auto& [id, record] : report["records"].items()) {
       const Json& scored = record.contains("rerun") ? record["rerun"] : record;
       if (scored["ranked_ms"].is_number()) ++seen[id];
+      drawn.push_back(std::to_string(index) + ":" + id);
       if (dir == reviewed) continue;
-      expected.push_back("calls:" + std::to_string(index) + ":" + id);
-      expected.push_back("unexplained:" + std::to_string(index) + ":" + id);
+      bool timed = false;  // a run with a call
+      for (int k = 1; k <= static_cast<int>(record["runs"].size()); ++k) {
+        const std::string calls =
+            dir + "/records/" + id + "/run-" + std::to_string(k) + "/calls.json";
+        // The resealed record has no folder of its own.
+        timed = timed || (PathExists(calls) && !Json::parse(*ReadFile(calls)).empty());
+      }
+      if (timed) {
+        expected.push_back("calls:" + std::to_string(index) + ":" + id);
+        expected.push_back("unexplained:" + std::to_string(index) + ":" + id);
+      }
       for (int k = 1; k <= static_cast<int>(record["runs"].size()); ++k) {
         const std::string energy =
             dir + "/records/" + id + "/run-" + std::to_string(k) + "/energy.json";
@@ -672,6 +703,7 @@ TEST_F(PromoteOnAGpuLane, TheHtmlReportDrawsEveryPlotInABrowser) {
     if (count > 1) expected.push_back("ranked:" + id);
   }
   ASSERT_GT(expected.size(), 8u);
+  ASSERT_EQ(std::count(drawn.begin(), drawn.end(), "1:refused"), 1);
   ASSERT_TRUE(std::any_of(expected.begin(), expected.end(),
                           [](const std::string& id) { return id.rfind("energy:", 0) == 0; }));
 
@@ -699,6 +731,18 @@ TEST_F(PromoteOnAGpuLane, TheHtmlReportDrawsEveryPlotInABrowser) {
     EXPECT_EQ(line.find(":CONSOLE"), std::string::npos) << line;
   }
   const std::string& dom = browser->out;
+  for (const std::string& record : drawn) {
+    if (record == "1:" + hostile) continue;  // its attribute as the browser spells it
+    EXPECT_NE(dom.find("data-record=\"" + record + "\"><h3>"), std::string::npos)
+        << "record " << record << " not drawn";
+  }
+  size_t divs = 0;
+  for (size_t at = 0; (at = dom.find("<div data-record=", at)) != std::string::npos; ++at) ++divs;
+  EXPECT_EQ(divs, drawn.size()) << dom;
+  EXPECT_NE(dom.find("<h3>&lt;img src=x onerror=console.log(1)&gt;&lt;/script&gt;&lt;script&gt;"),
+            std::string::npos)
+      << "the hostile id shown as text\n"
+      << dom;
   for (const std::string& id : expected) {
     EXPECT_NE(dom.find("data-plot=\"" + id + "\""), std::string::npos) << "missing plot " << id;
   }

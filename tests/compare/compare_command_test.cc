@@ -67,7 +67,7 @@ TEST_F(CompareCommandTest, MarkdownForAPullRequest) {
                          "| `gone` | removed | 20.000 | - | - | |\n"),
             std::string::npos)
       << run.out;
-  EXPECT_NE(run.out.find("| `slower` | regressed | 50.000 | 55.000 | 1.100x | +5.000 ms |\n"),
+  EXPECT_NE(run.out.find("| `slower` | regressed | 50.000 | 55.000 | 1.100x | \\+5\\.000 ms |\n"),
             std::string::npos)
       << run.out;
 }
