@@ -8,6 +8,7 @@
 #include "cli/sharded_run.h"
 #include "cli/run_report.h"
 #include "cli/sharded_run_audit.h"
+#include "compare/terminal_text.h"
 #include "contract/contract_view.h"
 #include "evidence/reader.h"
 
@@ -62,7 +63,7 @@ std::string DoesNotStand(const AuditResult& result) {
                      std::to_string(breaking) + (breaking == 1 ? " finding" : " findings");
   for (const AuditFinding& finding : result.findings) {
     if (finding.kind != AuditFinding::Kind::kBreaks) continue;
-    line += ", the first: " + finding.where + ": " + finding.message;
+    line += ", the first: " + TerminalText(finding.where) + ": " + TerminalText(finding.message);
     break;
   }
   return line + ")";

@@ -21,7 +21,8 @@ namespace ratchet {
 // is a finding; `verdict()` says whether it stands.
 Result<AuditResult> VerifyEvidence(const std::string& dir, const EvidenceAuditOptions& options);
 
-// "DIR does not stand: N findings, the first: FILE: WHAT": a consumer's refusal, one line.
+// "DIR does not stand (...: N findings, the first: FILE: WHAT)": a consumer's refusal, on one
+// line (the finding as compare/terminal_text.h shows text from outside).
 std::string DoesNotStand(const AuditResult& result);
 
 // What a Markdown report of evidence that does not stand opens with: a heading that says so, and
