@@ -223,6 +223,23 @@ function drawRecord(part, r, id, rec) {
   }
 }
 const main = document.getElementById("plots");
+// Evidence that does not stand is said first, each finding as text: what follows of it is what
+// its files say, not what its calls give.
+for (const failed of data.not_standing || []) {
+  const section = document.createElement("section");
+  section.setAttribute("data-not-standing", failed.path);
+  const heading = document.createElement("h2");
+  heading.textContent = "this evidence does not stand: " + failed.path;
+  section.appendChild(heading);
+  const list = document.createElement("ul");
+  for (const finding of failed.findings) {
+    const item = document.createElement("li");
+    item.textContent = finding;
+    list.appendChild(item);
+  }
+  section.appendChild(list);
+  main.appendChild(section);
+}
 data.runs.forEach((run, r) => {
   const section = document.createElement("section");
   const heading = document.createElement("h2");

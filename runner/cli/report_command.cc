@@ -20,7 +20,7 @@ const char kReportUsage[] =
     "\n"
     "Every DIR is verified first, as `ratchet audit DIR` verifies it (its outcomes and times\n"
     "re-derived from its calls). A Markdown summary of evidence that does not stand opens by\n"
-    "saying so, with the audit's findings; no page is drawn of such evidence. Either exits 1.\n"
+    "saying so, with the audit's findings; so does the page. Either then exits 1.\n"
     "\n"
     "Writes a run's evidence (an evidence directory of `ratchet run` or `ratchet score`, or a\n"
     "sharded run) as Markdown for a pull request: the contract in one line, then one row per\n"
@@ -66,20 +66,37 @@ int RunReportCommand(CommandContext& context) {
     if (positional.empty()) {
       return fail(Status::Usage("name the runs' evidence: ratchet report DIR [DIR ...] --html FILE"));
     }
-    // Nothing is drawn of evidence that does not stand: a plot would show what its files say.
+    // Each directory verified first: what does not stand is said first on the page, with its
+    // findings, and the command exits 1.
+    Json not_standing = Json::array();
     for (const std::string& dir : positional) {
       Result<AuditResult> audit = VerifyEvidence(dir, verify);
-      if (!audit.ok()) return fail(audit.status());
-      if (audit->verdict() != AuditVerdict::kStands) {
-        context.err << "ratchet report: " << DoesNotStand(*audit) << ": no page written\n";
-        return kExitFinding;
+      if (!audit.ok() && audit.status().code() != Status::Code::kUsage) {
+        return fail(audit.status());
       }
+      Json findings = Json::array();
+      if (!audit.ok()) {
+        findings.push_back("it cannot be verified here: " + audit.status().message());
+      } else if (audit->verdict() != AuditVerdict::kStands) {
+        for (const AuditFinding& finding : audit->findings) {
+          if (finding.kind == AuditFinding::Kind::kBreaks) {
+            findings.push_back(finding.where + ": " + finding.message);
+          }
+        }
+      }
+      if (!findings.empty()) not_standing.push_back({{"path", dir}, {"findings", findings}});
     }
     Result<Json> data = HtmlReportData(positional);
     if (!data.ok()) return fail(data.status());
+    (*data)["not_standing"] = not_standing;
     Status written = WriteFileAtomic(*args->Get("html"), HtmlReport(*data));
     if (!written.ok()) return fail(written);
     context.out << "wrote " << *args->Get("html") << "\n";
+    if (!not_standing.empty()) {
+      context.err << "ratchet report: " << not_standing.size()
+                  << " of the evidence directories do not stand: the page says so first\n";
+      return kExitFinding;
+    }
     return kExitSuccess;
   }
   if (!args->Has("markdown")) {

@@ -87,7 +87,8 @@ std::string NotStandingMarkdown(const AuditResult& result) {
   std::string findings;
   for (const AuditFinding& finding : result.findings) {
     if (finding.kind == AuditFinding::Kind::kBreaks) {
-      findings += "finding: " + finding.where + ": " + finding.message + "\n";
+      findings += "finding: " +
+                  (finding.where.empty() ? "" : finding.where + ": ") + finding.message + "\n";
     }
   }
   const std::string fence = FenceFor(findings);
@@ -100,6 +101,14 @@ std::string NotStandingMarkdown(const AuditResult& result) {
 Result<VerifiedMarkdown> MarkdownOfVerified(const std::string& dir,
                                             const EvidenceAuditOptions& options) {
   Result<AuditResult> audit = VerifyEvidence(dir, options);
+  // Evidence no rule set here can judge is not verified: said first, as a finding, with what to
+  // give; what is no run's evidence at all stays an error.
+  if (!audit.ok() && audit.status().code() == Status::Code::kUsage) {
+    AuditResult unjudged;
+    unjudged.path = dir;
+    unjudged.Breaks("", "it cannot be verified here: " + audit.status().message());
+    audit = unjudged;
+  }
   if (!audit.ok()) return audit.status();
   Result<RunReport> report = ReadRunReport(dir);
   if (!report.ok()) return report.status();

@@ -624,7 +624,10 @@ TEST_F(PromoteOnAGpuLane, TheMarkdownReportShowsTheDifferencesFirst) {
       << run.out;
   run = RunRatchet({"report", second, "--html", dir_ / "page.html"});
   EXPECT_EQ(run.exit_code, 1) << run.out << run.err;
-  EXPECT_FALSE(PathExists(dir_ / "page.html")) << "no page is drawn of evidence that does not stand";
+  const std::string page = *ReadFile(dir_ / "page.html");
+  EXPECT_NE(page.find("\"not_standing\":[{\"findings\":[\"report.json: does not match MANIFEST.json"),
+            std::string::npos)
+      << "the page says first that the evidence does not stand";
 }
 
 // `ratchet report --html`: one self-contained page, loaded by a real browser (Debian's chromium,
@@ -712,7 +715,11 @@ TEST_F(PromoteOnAGpuLane, TheHtmlReportDrawsEveryPlotInABrowser) {
   args.insert(args.end(), dirs.begin(), dirs.end());
   args.insert(args.end(), {"--html", page});
   run = RunRatchet(args);
-  ASSERT_EQ(run.exit_code, 0) << run.out << run.err;
+  // The refused run's report was resealed with a record of its own: it does not stand, and the
+  // page (drawn whole) says so first.
+  ASSERT_EQ(run.exit_code, 1) << run.out << run.err;
+  EXPECT_NE(run.err.find("1 of the evidence directories do not stand"), std::string::npos)
+      << run.err;
   const std::string html = *ReadFile(page);
   EXPECT_EQ(html.find("http://"), html.find("http://www.w3.org/2000/svg")) << "nothing fetched";
   EXPECT_EQ(html.find("https://"), std::string::npos);
@@ -731,6 +738,10 @@ TEST_F(PromoteOnAGpuLane, TheHtmlReportDrawsEveryPlotInABrowser) {
     EXPECT_EQ(line.find(":CONSOLE"), std::string::npos) << line;
   }
   const std::string& dom = browser->out;
+  const size_t not_standing = dom.find("<section data-not-standing=\"" + refused + "\"><h2>");
+  EXPECT_NE(not_standing, std::string::npos) << dom;
+  EXPECT_LT(not_standing, dom.find("<div data-record=")) << "said before any record is drawn";
+  EXPECT_EQ(dom.find("data-not-standing=\"" + reviewed), std::string::npos) << dom;
   for (const std::string& record : drawn) {
     if (record == "1:" + hostile) continue;  // its attribute as the browser spells it
     EXPECT_NE(dom.find("data-record=\"" + record + "\"><h3>"), std::string::npos)
