@@ -152,11 +152,15 @@ TEST(ShardedRunTest, UsageErrorsSayWhatToDo) {
            {{"--executor", "local", "--devices", "0,0"}, "names GPU 0 twice"},
            {{"--executor", "local", "--devices", "x"}, "--devices is \"all\" or GPU indices"},
            {{"--executor", "local", "--devices", "0"}, "this lane has none"},
+           // The summary written into the evidence would fail its audit: refused before scoring.
+           {{"--markdown", out + "/summary.md"}, "is inside " + out + ", the run's evidence"},
+           {{"--executor", "local", "--markdown", out + "/./x/../s.md"}, "is inside"},
        }) {
     BinaryRun run = RunRatchet(space.Args(out, c.extra));
     EXPECT_EQ(run.exit_code, 2) << c.message << "\n" << run.err;
     EXPECT_TRUE(Contains(run.err, c.message)) << run.err;
   }
+  EXPECT_FALSE(PathExists(out)) << "nothing scored";
   BinaryRun resume = RunRatchet({"run", "--resume", space.dir().path()});
   EXPECT_EQ(resume.exit_code, 2);
   EXPECT_TRUE(Contains(resume.err, "not a sharded run's directory")) << resume.err;
