@@ -456,7 +456,9 @@ TEST(ShardedRunTest, ResumeSignsOnlyWhatItsKeyWitnessed) {
   for (const Json& shard : RunJson(out)["shards"]) {
     const std::string folder = out + "/shards/" + shard["id"].get<std::string>();
     EXPECT_EQ(CheckSignature(folder).public_hex, publics[0]) << folder;
-    if (shard["id"] == rewritten) EXPECT_EQ(shard["attempts"].size(), 2u) << shard.dump(2);
+    if (shard["id"] == rewritten) {
+      EXPECT_EQ(shard["attempts"].size(), 2u) << shard.dump(2);
+    }
   }
 
   // The collected run's MANIFEST.json and SIGNATURE.json removed, a shard rewritten: no key makes
@@ -496,7 +498,9 @@ TEST(ShardedRunTest, AnUnsignedRunResumedWithSignScoresItsShardsAgain) {
   ExpectCompleteAndStanding(out, space.rules());
   for (const Json& shard : RunJson(out)["shards"]) {
     EXPECT_TRUE(CheckSignature(out + "/shards/" + shard["id"].get<std::string>()).valid);
-    if (shard["id"] == scored) EXPECT_EQ(shard["attempts"].size(), 2u) << shard.dump(2);
+    if (shard["id"] == scored) {
+      EXPECT_EQ(shard["attempts"].size(), 2u) << shard.dump(2);
+    }
   }
 }
 
