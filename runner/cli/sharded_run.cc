@@ -3,6 +3,9 @@
 #include <sys/stat.h>
 
 #include <algorithm>
+#include <cstdint>
+#include <limits>
+#include <type_traits>
 #include <set>
 #include <filesystem>
 
@@ -17,10 +20,29 @@ namespace ratchet {
 namespace {
 
 // A member of `json` read as `T`, or an error naming `what` and the key.
+// A whole number of run.json that fits `T`: nlohmann's get<int> would cut 2^40 to 0.
+template <typename T>
+bool FitsInteger(const Json& value) {
+  if (value.is_number_unsigned()) {
+    return value.get<uint64_t>() <= static_cast<uint64_t>(std::numeric_limits<T>::max());
+  }
+  if (!value.is_number_integer()) return false;
+  const int64_t n = value.get<int64_t>();
+  return n >= static_cast<int64_t>(std::numeric_limits<T>::min()) &&
+         n <= static_cast<int64_t>(std::numeric_limits<T>::max());
+}
+
 template <typename T>
 Status Get(const Json& json, const char* key, const std::string& what, T* out) {
   auto found = json.find(key);
   if (found == json.end()) return Status::BadInput(what + ": no \"" + key + "\"");
+  if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
+    if (!FitsInteger<T>(*found)) {
+      return Status::BadInput(what + ": \"" + key + "\" is not a whole number from " +
+                              std::to_string(std::numeric_limits<T>::min()) + " to " +
+                              std::to_string(std::numeric_limits<T>::max()));
+    }
+  }
   try {
     *out = found->get<T>();
   } catch (const std::exception&) {
@@ -225,8 +247,10 @@ Result<ShardedRun> ParseShardedRun(const std::string& text, const std::string& w
     }
     run.signer = signer.get<std::string>();
   }
-  const Json exit_code = json->value("exit_code", Json());
-  if (exit_code.is_number_integer()) run.exit_code = exit_code.get<int>();
+  if (!json->value("exit_code", Json()).is_null()) {
+    s = Get(*json, "exit_code", what, &run.exit_code);
+    if (!s.ok()) return s;
+  }
   const Json shards = json->value("shards", Json());
   if (!shards.is_array()) return Status::BadInput(what + ": shards is not an array");
   for (size_t i = 0; i < shards.size(); ++i) {
