@@ -370,6 +370,17 @@ int Drive(RunState& state, const RunRequest& request, const ShardedRunOptions& o
   std::map<std::string, size_t>& earlier = state.earlier;
   size_t kept = 0;
   for (ShardedRunShard& s : run.shards) {
+    if (s.state == "running") {
+      // The ratchet that ran it was killed (SIGKILL) before the attempt ended: kept in the
+      // provenance, so that the attempt resumed now is numbered after it and its log is kept.
+      ShardAttempt killed;
+      killed.attempt = static_cast<int>(s.attempts.size()) + 1;
+      killed.end = AttemptEnd::kFault;
+      killed.why = "the ratchet running it was killed before it ended; its output is " +
+                   ShardLogPath(state.dir, s.shard.id, killed.attempt) + " if it started";
+      killed.folder = ShardFolder(state.dir, s.shard.id);
+      s.attempts.push_back(killed);
+    }
     earlier[s.shard.id] = s.attempts.size();
     const std::string folder = ShardFolder(state.dir, s.shard.id);
     Status verified = Status::Ok();

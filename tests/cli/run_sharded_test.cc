@@ -411,6 +411,42 @@ TEST(ShardedRunTest, AnInterruptedLocalRunResumesAndScoresACorruptedShardAgain) 
   EXPECT_TRUE(Contains(again.err, "nothing to resume")) << again.err;
 }
 
+// A ratchet killed (SIGKILL) while a shard runs: --resume keeps that attempt in the provenance,
+// as a fault that says so, and numbers the attempt it makes after it, so both logs are kept.
+TEST(ShardedRunTest, AnAttemptRunningWhenItsRatchetIsKilledIsKeptWithItsLog) {
+  if (!HavePython()) GTEST_SKIP() << "no python3 that imports torch";
+  Workspace space;
+  const std::string out = space.dir() / "run";
+  StartedRatchet started = StartRatchet(space.Args(out, {"--executor", "local"}));
+  std::string running;
+  ASSERT_TRUE(WaitForRun(out, [&](const Json& run) {
+    for (const Json& shard : run["shards"]) {
+      const std::string id = shard["id"];
+      if (shard["state"] == "running" && PathExists(out + "/logs/" + id + ".1.log")) {
+        running = id;
+        return true;
+      }
+    }
+    return false;
+  }, 120));
+  kill(started.pid, SIGKILL);
+  FinishRatchet(started);
+  std::this_thread::sleep_for(std::chrono::seconds(5));  // the shard, sent SIGTERM, finishes
+  BinaryRun resumed = RunRatchet({"run", "--resume", out});
+  ASSERT_EQ(resumed.exit_code, 0) << resumed.out << resumed.err;
+  ExpectCompleteAndStanding(out, space.rules());
+  for (const Json& shard : RunJson(out)["shards"]) {
+    if (shard["id"] != running) continue;
+    ASSERT_GE(shard["attempts"].size(), 2u) << shard.dump(2);
+    EXPECT_EQ(shard["attempts"][0]["end"], "fault") << shard.dump(2);
+    EXPECT_TRUE(Contains(shard["attempts"][0]["why"], "was killed before it ended"))
+        << shard.dump(2);
+    EXPECT_EQ(shard["attempts"][1]["attempt"], 2) << shard.dump(2);
+  }
+  EXPECT_TRUE(PathExists(out + "/logs/" + running + ".1.log"));
+  EXPECT_TRUE(PathExists(out + "/logs/" + running + ".2.log"));
+}
+
 // --resume --sign signs only what its key witnessed: a run is resumed with the key it began with,
 // a shard rewritten since its key signed it is scored again, and a collected run whose manifest
 // is gone is never collected or signed again, with any key.
