@@ -311,24 +311,6 @@ std::unique_ptr<ShardExecutor> MakeExecutor(const RunState& state,
   return std::make_unique<LocalExecutor>(devices, maker);
 }
 
-// How this run's shards are verified: under the run's rule set and data folder, the datasets
-// located once for every shard.
-Result<ShardVerification> VerificationOf(const RunState& state, const RunRequest& request) {
-  ShardVerification verification;
-  verification.run_seed = state.seed;
-  // The rule set the shards lock: the audit of each checks that its contract locks it.
-  Result<RuleSet> rules = LoadRuleSet(request.options.rules_path);
-  if (!rules.ok()) return rules.status();
-  verification.options.rules = std::move(rules).value();
-  verification.options.data_dir = request.options.data_dir;
-  Result<DataSearch> search = MakeDataSearch(request.options.data_dir);
-  if (!search.ok()) return search.status();
-  Result<std::vector<LocatedDataset>> located = LocateDatasets(*search);
-  if (!located.ok()) return located.status();
-  verification.options.datasets = std::move(located).value();
-  return verification;
-}
-
 // Scores every shard not done, adds the second scorings the first call for, and collects.
 int Drive(RunState& state, const RunRequest& request, const ShardedRunOptions& options,
           CommandContext& context) {
@@ -352,7 +334,7 @@ int Drive(RunState& state, const RunRequest& request, const ShardedRunOptions& o
   // Every shard is verified as its attempt ends, through the verification the audit makes, and
   // signed then with the run's key (so that --resume can tell what this key witnessed); again
   // when --resume keeps it; and once more as collect counts it.
-  Result<ShardVerification> verification = VerificationOf(state, request);
+  Result<ShardVerification> verification = ShardVerificationFor(state.seed, request);
   if (!verification.ok()) return fail(verification.status());
   auto verify = [&state, &request, &verification](const Shard& shard,
                                                   const ShardAttempt& attempt) -> Status {

@@ -5,6 +5,8 @@
 
 #include "cli/sharded_run_audit.h"
 #include "contract/contract_view.h"
+#include "data/locate.h"
+#include "rules/rule_set.h"
 #include "core/exit_codes.h"
 #include "core/file.h"
 #include "evidence/fields.h"
@@ -41,6 +43,23 @@ std::string ShardContracts::SharedLane(const std::vector<std::string>& ids) {
   std::set<std::string> lanes;
   for (const std::string& id : ids) lanes.insert(Lane(id));
   return lanes.size() == 1 ? *lanes.begin() : "";
+}
+
+Result<ShardVerification> ShardVerificationFor(const std::string& run_seed,
+                                                const RunRequest& request) {
+  ShardVerification verification;
+  verification.run_seed = run_seed;
+  // The rule set the shards lock: the audit of each checks that its contract locks it.
+  Result<RuleSet> rules = LoadRuleSet(request.options.rules_path);
+  if (!rules.ok()) return rules.status();
+  verification.options.rules = std::move(rules).value();
+  verification.options.data_dir = request.options.data_dir;
+  Result<DataSearch> search = MakeDataSearch(request.options.data_dir);
+  if (!search.ok()) return search.status();
+  Result<std::vector<LocatedDataset>> located = LocateDatasets(*search);
+  if (!located.ok()) return located.status();
+  verification.options.datasets = std::move(located).value();
+  return verification;
 }
 
 Result<ReportEntry> ShardVerification::Entry(const std::string& dir, const ShardedRun& run,

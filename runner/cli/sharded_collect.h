@@ -47,6 +47,11 @@ struct ShardVerification {
                             const Shard& shard) const;
 };
 
+// How the shards of `request`'s run (its seed `run_seed`, hex) are verified: under the run's rule
+// set and data folder, the datasets located once for every shard.
+Result<ShardVerification> ShardVerificationFor(const std::string& run_seed,
+                                                const RunRequest& request);
+
 // A record to score once more, after its first scoring: its first scoring's runs, and the line
 // that says why.
 struct ScoreAgainShards {
