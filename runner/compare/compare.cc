@@ -27,23 +27,6 @@ std::string NumberText(double value) {
   return Json(value).dump();
 }
 
-// The findings of report.json's typed reader, as the comparison's problem lines.
-// What the comparison needs of a record of report.json: the scoring `ratchet run` compared (a
-// record scored once more was held to that second scoring, its `rerun`, here as there).
-RecordEntry EntryOf(const ReportRecord& record) {
-  const ReportEntry& scored = record.scored();
-  RecordEntry entry;
-  entry.status = scored.status();
-  entry.broken = scored.broken;
-  std::sort(entry.broken.begin(), entry.broken.end());
-  entry.broken.erase(std::unique(entry.broken.begin(), entry.broken.end()), entry.broken.end());
-  entry.ranked_ms = scored.ranked_ms;
-  entry.sha256 = record.first.sha256;
-  entry.band_bp = static_cast<double>(record.first.band_bp);
-  entry.second_scoring = record.rerun.has_value();
-  return entry;
-}
-
 // What differs in what two entries of one record claim: the outcome, the rules broken, the
 // submission's bytes and the band.
 std::vector<std::string> OutcomeChanges(const RecordEntry& a, const RecordEntry& b) {
@@ -61,34 +44,6 @@ std::vector<std::string> OutcomeChanges(const RecordEntry& a, const RecordEntry&
                       (b.band_bp ? NumberText(*b.band_bp) : "(none)"));
   }
   return changes;
-}
-
-EvidenceSide DescribeSide(const std::string& path, const EvidenceSummary& summary,
-                          std::map<std::string, RecordEntry>* records) {
-  EvidenceSide side;
-  side.path = path;
-  side.status = summary.status;
-  side.exit_code = summary.exit_code;
-  side.message = summary.message;
-  if (summary.status != kStatusComplete) {
-    std::string line = "status.json: the run is " + summary.status;
-    if (summary.exit_code >= 0) line += " (exit " + std::to_string(summary.exit_code) + ")";
-    if (!summary.message.empty()) line += ": " + summary.message;
-    side.problems.push_back(line);
-  }
-  for (const EvidenceFinding& finding : summary.findings) {
-    side.problems.push_back(finding.file + ": " + finding.problem);
-  }
-  std::vector<std::string> report_problems;
-  for (auto& [id, entry] : ReadReportRecords(summary.report, &report_problems)) {
-    records->emplace(id, std::move(entry));
-  }
-  side.problems.insert(side.problems.end(), report_problems.begin(), report_problems.end());
-  side.complete = summary.complete && report_problems.empty();
-  const ContractView contract(summary.contract);
-  side.lane_id = contract.lane_id().value_or("");
-  side.device_kind = contract.device_kind().value_or("");
-  return side;
 }
 
 }  // namespace
@@ -124,39 +79,33 @@ bool Comparison::Same() const {
   });
 }
 
-std::vector<std::pair<std::string, RecordEntry>> ReadReportRecords(
-    const Json& report, std::vector<std::string>* problems) {
-  std::vector<std::pair<std::string, RecordEntry>> records;
-  // An absent or unparsable report.json is already a finding of the reader.
-  if (report.is_null()) return records;
-  FindingLines findings;
-  FieldReader top(kReportFile, &findings);
-  const Json* all = ReportRecordsObject(report, top);
-  problems->insert(problems->end(), findings.lines().begin(), findings.lines().end());
-  if (all == nullptr) return records;
-  for (auto it = all->begin(); it != all->end(); ++it) {
-    FindingLines record_findings;
-    FieldReader reader(kReportFile, &record_findings);
-    std::optional<ReportRecord> record =
-        ReadReportRecord(it.value(), JoinPath("records", it.key()), reader);
-    if (!record) {
-      for (const std::string& line : record_findings.lines()) {
-        problems->push_back(line + " (the record is left out)");
-      }
-      continue;
-    }
-    records.emplace_back(it.key(), EntryOf(*record));
-  }
-  return records;
+RecordEntry EntryOfAudited(const AuditedRecord& record) {
+  const AuditedScoring& scored = record.rerun ? *record.rerun : record.first;
+  RecordEntry entry;
+  entry.status = scored.qualified ? "qualified" : "disqualified";
+  entry.broken = scored.broken;
+  std::sort(entry.broken.begin(), entry.broken.end());
+  entry.broken.erase(std::unique(entry.broken.begin(), entry.broken.end()), entry.broken.end());
+  if (scored.qualified) entry.ranked_ms = scored.ranked_ms;
+  entry.sha256 = record.first.sha256;
+  entry.band_bp = static_cast<double>(record.first.band_bp);
+  entry.second_scoring = record.rerun.has_value();
+  return entry;
 }
 
-Comparison CompareEvidence(const std::string& path_a, const EvidenceSummary& a,
-                           const std::string& path_b, const EvidenceSummary& b,
+Comparison CompareEvidence(const ComparedSide& a, const ComparedSide& b,
                            const CompareOptions& options) {
   Comparison comparison;
-  std::map<std::string, RecordEntry> records_a, records_b;
-  comparison.a = DescribeSide(path_a, a, &records_a);
-  comparison.b = DescribeSide(path_b, b, &records_b);
+  const std::map<std::string, RecordEntry>& records_a = a.records;
+  const std::map<std::string, RecordEntry>& records_b = b.records;
+  comparison.a = a.side;
+  comparison.b = b.side;
+  for (const auto& [side, contract] : {std::pair{&comparison.a, &a.contract},
+                                       std::pair{&comparison.b, &b.contract}}) {
+    const ContractView view(*contract);
+    side->lane_id = view.lane_id().value_or("");
+    side->device_kind = view.device_kind().value_or("");
+  }
   comparison.locked = DiffContractPart(a.contract, b.contract, kContractLocked);
   comparison.lane = DiffContractPart(a.contract, b.contract, kContractLane);
 

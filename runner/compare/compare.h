@@ -1,16 +1,19 @@
 // What a harness upgrade does to every record: two evidence directories compared, the contract
 // field by field and each record as same, regressed, improved, status-changed, added or removed.
-// Pure: it decides from two EvidenceSummary values and never touches a baseline.
+// Pure: it decides from two sides as their verification left them (cli/verified_evidence.h: the
+// audit's findings and the records as re-derived from their calls, never report.json's word) and
+// never touches a baseline.
 #ifndef RATCHET_COMPARE_COMPARE_H_
 #define RATCHET_COMPARE_COMPARE_H_
 
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "contract/contract.h"
 #include "core/canonical_json.h"
-#include "evidence/reader.h"
+#include "audit/result.h"
 
 namespace ratchet {
 
@@ -24,7 +27,7 @@ enum class RecordCategory { kSame, kRegressed, kImproved, kStatusChanged, kAdded
 // "same", "regressed", "improved", "status-changed", "added", "removed".
 const char* CategoryName(RecordCategory category);
 
-// One record as one report.json holds it.
+// One record as its calls give it (audit/result.h, AuditedRecord).
 struct RecordEntry {
   std::string status;                 // outcome.status: "qualified" or "disqualified"
   std::vector<std::string> broken;    // outcome.broken, sorted, without repeats
@@ -51,12 +54,14 @@ struct RecordComparison {
 // One evidence directory as the comparison sees it.
 struct EvidenceSide {
   std::string path;
-  std::string status;  // status.json's (EvidenceSummary::status)
+  // What its files say of the run: status.json's status, exit code and message (a sharded run's:
+  // run.json's state, exit code and message).
+  std::string status;
   int exit_code = -1;
   std::string message;
-  // The reader's findings, then what is wrong with report.json's records, each "file: problem".
+  // What its verification finds that breaks it, each "where: what".
   std::vector<std::string> problems;
-  bool complete = false;  // the reader says complete and report.json's records all read
+  bool complete = false;  // its verification finds nothing that breaks it
   std::string lane_id;    // empty when the contract names none
   std::string device_kind;
 };
@@ -77,15 +82,21 @@ struct Comparison {
   bool Same() const;
 };
 
-Comparison CompareEvidence(const std::string& path_a, const EvidenceSummary& a,
-                           const std::string& path_b, const EvidenceSummary& b,
+// One side as the comparison takes it.
+struct ComparedSide {
+  EvidenceSide side;
+  // Its contract (contract.json; a sharded run's locked part and its shards' lane): the parts
+  // `locked` and `lane` are compared. Null when unreadable (a problem says why).
+  Json contract;
+  std::map<std::string, RecordEntry> records;  // by id
+};
+
+Comparison CompareEvidence(const ComparedSide& a, const ComparedSide& b,
                            const CompareOptions& options);
 
-// The records of a report.json value by id; `problems` gets one line per record (or for the
-// whole report) that cannot be read, naming the field ("report.json: records.ncm.outcome.status:
-// missing"), and that record is left out.
-std::vector<std::pair<std::string, RecordEntry>> ReadReportRecords(
-    const Json& report, std::vector<std::string>* problems);
+// A record as the audit re-derived it from its runs: the scoring `ratchet run` compared (a
+// record scored once more was held to that second scoring, its `rerun`, here as there).
+RecordEntry EntryOfAudited(const AuditedRecord& record);
 
 }  // namespace ratchet
 

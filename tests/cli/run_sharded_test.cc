@@ -229,7 +229,8 @@ TEST(ShardedRunTest, ALocalRunIsCollectedVerifiedAndAudited) {
   EXPECT_TRUE(Contains(run.out, "4 shard(s), executor local")) << run.out;
   EXPECT_TRUE(Contains(run.out, "ok: every record as")) << run.out;
   ExpectCompleteAndStanding(out, space.rules());
-  // Promote and compare read a direct run's evidence, and say so of a sharded run.
+  // Compare verifies a sharded run as it does a direct run's evidence; promote says it does not
+  // read one.
   BinaryRun promote = RunRatchet({"promote", "--baseline", space.baseline(), "--evidence", out,
                                   "--all-changed", "--reason", "r", "--reviewer", "a test"});
   EXPECT_EQ(promote.exit_code, 2) << promote.out << promote.err;
@@ -237,8 +238,8 @@ TEST(ShardedRunTest, ALocalRunIsCollectedVerifiedAndAudited) {
                                     "does not read: score the records to promote directly"))
       << promote.err;
   BinaryRun compare = RunRatchet({"compare", out, out});
-  EXPECT_EQ(compare.exit_code, 2) << compare.out << compare.err;
-  EXPECT_TRUE(Contains(compare.err, "which compare does not read")) << compare.err;
+  EXPECT_EQ(compare.exit_code, 0) << compare.out << compare.err;
+  EXPECT_TRUE(Contains(compare.out, "records: 2 same, 0 regressed")) << compare.out;
   BinaryRun signed_audit = RunRatchet({"audit", out, "--rules", space.rules()});
   EXPECT_TRUE(Contains(signed_audit.out, "checked: signed by key " + KeyId(key->public_hex)))
       << signed_audit.out;
@@ -353,6 +354,11 @@ TEST(ShardedRunTest, ALocalRunIsCollectedVerifiedAndAudited) {
     BinaryRun audit = RunRatchet({"audit", copy, "--rules", space.rules()});
     EXPECT_EQ(audit.exit_code, 1) << tamper.name << "\n" << audit.out << audit.err;
     EXPECT_TRUE(Contains(audit.out, tamper.named)) << tamper.name << "\n" << audit.out;
+    // compare verifies as the audit does: the copy is no evidence to compare with.
+    BinaryRun compared = RunRatchet({"compare", out, copy});
+    EXPECT_EQ(compared.exit_code, 1) << tamper.name << "\n" << compared.out << compared.err;
+    EXPECT_EQ(compared.out.rfind("incomplete evidence: the comparison below is no verdict", 0), 0u)
+        << tamper.name << "\n" << compared.out << compared.err;
     if (tamper.reseal) {
       // A rewrite resealed consistently no longer verifies against the run's signature.
       EXPECT_TRUE(Contains(audit.out, "SIGNATURE.json: MANIFEST.json is not the one signed"))

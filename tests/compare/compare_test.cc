@@ -1,5 +1,6 @@
-// CompareEvidence on evidence directories written by EvidenceWriter and read by ReadEvidence:
-// every record category, the tolerance, the contract difference, lanes, incomplete evidence.
+// CompareEvidence over sides read from evidence directories written by EvidenceWriter (a stand-in
+// for verified sides: test_evidence.h): every record category, the tolerance, the contract
+// difference, lanes. What verification finds is the command's test (compare_command_test.cc).
 #include "compare/compare.h"
 
 #include <gtest/gtest.h>
@@ -15,12 +16,7 @@ namespace {
 
 Comparison CompareDirs(const std::string& a, const std::string& b,
                        const CompareOptions& options = CompareOptions()) {
-  Result<EvidenceSummary> read_a = ReadEvidence(a);
-  Result<EvidenceSummary> read_b = ReadEvidence(b);
-  EXPECT_TRUE(read_a.ok()) << read_a.status().ToString();
-  EXPECT_TRUE(read_b.ok()) << read_b.status().ToString();
-  if (!read_a.ok() || !read_b.ok()) return Comparison();
-  return CompareEvidence("old", *read_a, "new", *read_b, options);
+  return CompareEvidence(ReportSide("old", a), ReportSide("new", b), options);
 }
 
 const RecordComparison* Find(const Comparison& comparison, const std::string& id) {
@@ -236,82 +232,6 @@ TEST_F(CompareTest, OneLaneIdOverDifferentLaneFieldsIsNotOneLane) {
   EXPECT_FALSE(comparison.timings_compared);
   EXPECT_EQ(Find(comparison, "steady")->category, RecordCategory::kSame);
   EXPECT_EQ(Find(comparison, "steady")->timing_note, "one lane id over different lane fields");
-}
-
-TEST_F(CompareTest, AnInterruptedRunIsComparedAndSaysWhatIsWrong) {
-  ASSERT_TRUE(WriteTestEvidence(a_, gpu_, {Qualified("steady", 50.0)}).ok());
-  ASSERT_TRUE(WriteTestEvidence(b_, gpu_, {Qualified("steady", 50.0)}, "interrupted").ok());
-  Comparison comparison = CompareDirs(a_, b_);
-  EXPECT_TRUE(comparison.a.complete);
-  EXPECT_TRUE(comparison.a.problems.empty());
-  EXPECT_FALSE(comparison.b.complete);
-  ASSERT_FALSE(comparison.b.problems.empty());
-  EXPECT_EQ(comparison.b.problems[0],
-            "status.json: the run is interrupted (exit 130): interrupted by a signal");
-  // It wrote no report: every record of A is missing from B.
-  EXPECT_EQ(Find(comparison, "steady")->category, RecordCategory::kRemoved);
-  EXPECT_FALSE(comparison.Same());
-}
-
-TEST_F(CompareTest, AFileChangedAfterTheRunIsAFindingAndTheRecordsAreStillCompared) {
-  ASSERT_TRUE(WriteTestEvidence(a_, gpu_, {Qualified("steady", 50.0)}).ok());
-  ASSERT_TRUE(WriteTestEvidence(b_, gpu_, {Qualified("steady", 50.0)}).ok());
-  {
-    std::ofstream edit(b_ + "/records/steady/run-1/submission/steady.py", std::ios::app);
-    edit << "# edited after the run\n";
-  }
-  Comparison comparison = CompareDirs(a_, b_);
-  EXPECT_FALSE(comparison.b.complete);
-  ASSERT_EQ(comparison.b.problems.size(), 1u);
-  EXPECT_EQ(comparison.b.problems[0].rfind("records/steady/run-1/submission/steady.py: size ", 0),
-            0u)
-      << comparison.b.problems[0];
-  EXPECT_EQ(Find(comparison, "steady")->category, RecordCategory::kSame);
-  EXPECT_FALSE(comparison.Same());
-}
-
-TEST_F(CompareTest, AMalformedRecordIsNamedAndLeftOut) {
-  Json report = TestReport({Qualified("steady", 50.0), Qualified("broken", 20.0)});
-  report["records"]["broken"]["outcome"].erase("status");
-  ASSERT_TRUE(WriteTestEvidence(a_, gpu_, {Qualified("steady", 50.0)}).ok());
-  ASSERT_TRUE(WriteTestEvidenceWithReport(b_, gpu_, report).ok());
-  Comparison comparison = CompareDirs(a_, b_);
-  EXPECT_FALSE(comparison.b.complete);
-  EXPECT_EQ(comparison.b.problems,
-            std::vector<std::string>{
-                "report.json: records.broken.outcome.status: missing (the record is left out)"});
-  EXPECT_EQ(Ids(comparison), std::vector<std::string>{"steady"});
-  EXPECT_FALSE(comparison.Same());
-}
-
-TEST(ReadReportRecords, NamesTheFieldThatIsWrong) {
-  std::vector<std::string> problems;
-  ReadReportRecords(Json{{"schema", "ratchet.report/2"}, {"records", Json::array()}}, &problems);
-  EXPECT_EQ(problems,
-            (std::vector<std::string>{
-                "report.json: schema: \"ratchet.report/2\"; this ratchet reads ratchet.report/1"}));
-  problems.clear();
-  ReadReportRecords(Json{{"schema", "ratchet.report/1"}, {"records", Json::array()}}, &problems);
-  EXPECT_EQ(problems,
-            (std::vector<std::string>{"report.json: records: expected an object, found an array"}));
-  problems.clear();
-  Json report = TestReport({Qualified("x", 1.0)});
-  report["records"]["x"]["ranked_ms"] = "fast";
-  EXPECT_TRUE(ReadReportRecords(report, &problems).empty());
-  EXPECT_EQ(
-      problems,
-      std::vector<std::string>{
-          "report.json: records.x.ranked_ms: expected a number or null, found a string (the record "
-          "is left out)"});
-  problems.clear();
-  report = TestReport({Disqualified("x", {"accuracy"})});
-  report["records"]["x"]["outcome"]["broken"][0] = 3;
-  EXPECT_TRUE(ReadReportRecords(report, &problems).empty());
-  EXPECT_EQ(
-      problems,
-      std::vector<std::string>{
-          "report.json: records.x.outcome.broken[0]: expected a string, found an integer (the "
-          "record is left out)"});
 }
 
 TEST(DiffContractPart, GivesBothValuesAndAgreesWithDiffLocked) {

@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "../audit/fixture.h"
 #include "compare/terminal_text.h"
 #include "core/file.h"
 #include "core/subprocess.h"
@@ -160,7 +161,7 @@ void WriteEvidence(const std::string& dir, const std::vector<std::string>& ids,
   ASSERT_TRUE(written.ok()) << written.message();
 }
 
-TEST_F(MarkdownTextTest, CompareAndReportOfHostileEvidenceRenderAsThoseOfPlainEvidence) {
+TEST_F(MarkdownTextTest, AReportOfHostileEvidenceRendersAsThatOfPlainEvidence) {
   const std::vector<std::string> plain = {"a", "b", "c"};
   const std::vector<std::string> hostile = {
       "<h1>x</h1> [link](http://x) ![i](http://x/i.png)",
@@ -168,43 +169,65 @@ TEST_F(MarkdownTextTest, CompareAndReportOfHostileEvidenceRenderAsThoseOfPlainEv
       "*em* **strong** ~~s~~ <img src=x> www.evil.example"};
   const std::string hostile_rule = "<em>rule</em>|*x*";
   const std::string hostile_board = "\\[H200\\]\\(http://evil\\) <b>x</b>";
-  WriteEvidence(dir_ / "plain-old", plain, "accuracy", "NVIDIA H200", 50.0);
-  WriteEvidence(dir_ / "plain-new", plain, "draw-floor", "NVIDIA H200", 80.0);
-  WriteEvidence(dir_ / "hostile-old", hostile, "accuracy", hostile_board, 50.0);
-  WriteEvidence(dir_ / "hostile-new", hostile, hostile_rule, hostile_board, 80.0);
+  WriteEvidence(dir_ / "plain", plain, "draw-floor", "NVIDIA H200", 80.0);
+  WriteEvidence(dir_ / "hostile", hostile, hostile_rule, hostile_board, 80.0);
+  const BinaryRun plain_run = RunRatchet({"report", dir_ / "plain", "--markdown"});
+  const BinaryRun hostile_run = RunRatchet({"report", dir_ / "hostile", "--markdown"});
+  // This evidence is written, not scored: the report says first that it cannot be verified, and
+  // exits 1; what follows is still shown as text.
+  ASSERT_EQ(plain_run.exit_code, 1) << plain_run.err;
+  ASSERT_EQ(hostile_run.exit_code, 1) << hostile_run.err;
+  ASSERT_EQ(hostile_run.out.rfind("### ratchet: this evidence does not stand\n", 0), 0u)
+      << hostile_run.out;
+  const std::string plain_html = Render(plain_run.out), hostile_html = Render(hostile_run.out);
+  ASSERT_NE(Elements(plain_html), std::vector<std::string>{});
+  EXPECT_EQ(Elements(hostile_html), Elements(plain_html)) << hostile_run.out << "\n"
+                                                          << hostile_html;
+  EXPECT_NE(hostile_html.find("&lt;h1&gt;x&lt;/h1&gt; [link](http://x)"), std::string::npos)
+      << "the record id shown as text\n"
+      << hostile_html;
+  EXPECT_NE(hostile_html.find("&amp;amp; `code` a|b\\n# forged"), std::string::npos)
+      << "the entity and the newline shown as text\n"
+      << hostile_html;
+}
 
-  const std::vector<std::vector<std::string>> commands = {{"compare", "-old", "-new", "--markdown"},
-                                                          {"report", "-new", "--markdown"}};
-  for (std::vector<std::string> args : commands) {
-    std::vector<std::string> plain_args = args, hostile_args = args;
-    for (size_t i = 1; i + 1 < args.size(); ++i) {
-      plain_args[i] = dir_ / ("plain" + args[i]);
-      hostile_args[i] = dir_ / ("hostile" + args[i]);
-    }
-    const BinaryRun plain_run = RunRatchet(plain_args), hostile_run = RunRatchet(hostile_args);
-    if (args[0] == "compare") {
-      ASSERT_EQ(plain_run.err, "") << args[0];
-      ASSERT_EQ(hostile_run.err, "") << args[0];
-    } else {
-      // This evidence is written, not scored: the report says first that it cannot be verified,
-      // and exits 1; what follows is still shown as text.
-      ASSERT_EQ(plain_run.exit_code, 1) << plain_run.err;
-      ASSERT_EQ(hostile_run.exit_code, 1) << hostile_run.err;
-      ASSERT_EQ(hostile_run.out.rfind("### ratchet: this evidence does not stand\n", 0), 0u)
-          << hostile_run.out;
-    }
-    const std::string plain_html = Render(plain_run.out), hostile_html = Render(hostile_run.out);
-    ASSERT_NE(Elements(plain_html), std::vector<std::string>{}) << args[0];
-    EXPECT_EQ(Elements(hostile_html), Elements(plain_html)) << args[0] << "\n"
-                                                            << hostile_run.out << "\n"
-                                                            << hostile_html;
-    EXPECT_NE(hostile_html.find("&lt;h1&gt;x&lt;/h1&gt; [link](http://x)"), std::string::npos)
-        << args[0] << ": the record id shown as text\n"
-        << hostile_html;
-    EXPECT_NE(hostile_html.find("&amp;amp; `code` a|b\\n# forged"), std::string::npos)
-        << args[0] << ": the entity and the newline shown as text\n"
-        << hostile_html;
-  }
+// compare shows what verification gives: record ids (plain names), the rule ids of the rule set,
+// and text from the evidence in its findings and its contract. Hostile boards (the contract's
+// lane.device.name, shown where the lanes differ) and a hostile summary in a resealed report
+// (a finding) render as plain ones do.
+TEST_F(MarkdownTextTest, ACompareOfHostileEvidenceRendersAsThatOfPlainEvidence) {
+  const std::string hostile_text = "\\[x\\]\\(http://evil\\) \\*bold\\* &amp; `code` a|b\n# forged";
+  const std::string hostile_board = "\\[H200\\]\\(http://evil\\) <b>x</b> *em*";
+  auto write = [&](const std::string& name, const std::string& board, const std::string& summary) {
+    FixtureOptions options;
+    options.device_kind = "cuda";
+    options.device_name = board;
+    const Status written = WriteFixture(dir_ / name, options);
+    ASSERT_TRUE(written.ok()) << written.ToString();
+    if (summary.empty()) return;
+    const Status edited = EditJsonAndRemanifest(dir_ / name, "report.json", [&](Json& report) {
+      report["records"]["ncm"]["runs"][0]["summary"] = summary;
+    });
+    ASSERT_TRUE(edited.ok()) << edited.ToString();
+  };
+  write("plain-old", "NVIDIA H200", "");
+  write("plain-new", "NVIDIA H100", "some summary");
+  write("hostile-old", "NVIDIA H200", "");
+  write("hostile-new", hostile_board, hostile_text);
+  const BinaryRun plain_run =
+      RunRatchet({"compare", dir_ / "plain-old", dir_ / "plain-new", "--markdown"});
+  const BinaryRun hostile_run =
+      RunRatchet({"compare", dir_ / "hostile-old", dir_ / "hostile-new", "--markdown"});
+  ASSERT_EQ(plain_run.exit_code, 1) << plain_run.out << plain_run.err;
+  ASSERT_EQ(hostile_run.exit_code, 1) << hostile_run.out << hostile_run.err;
+  const std::string plain_html = Render(plain_run.out), hostile_html = Render(hostile_run.out);
+  ASSERT_NE(Elements(plain_html), std::vector<std::string>{});
+  EXPECT_EQ(Elements(hostile_html), Elements(plain_html)) << hostile_run.out << "\n"
+                                                          << hostile_html;
+  EXPECT_NE(hostile_html.find("\\[H200\\]\\(http://evil\\) &lt;b&gt;x&lt;/b&gt; *em*"),
+            std::string::npos)
+      << "the board shown as text\n"
+      << hostile_html;
 }
 
 }  // namespace

@@ -2,10 +2,13 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <map>
 
 #include "core/sha256.h"
+#include "contract/contract_view.h"
 #include "evidence/layout.h"
+#include "evidence/reader.h"
 #include "evidence/report_file.h"
 #include "evidence/run_files.h"
 #include "evidence/writer.h"
@@ -108,6 +111,50 @@ Status WriteTestEvidence(const std::string& dir, const Json& contract,
 Status WriteTestEvidenceWithReport(const std::string& dir, const Json& contract,
                                    const Json& report) {
   return WriteEvidence(dir, contract, {}, &report, kStatusComplete);
+}
+
+ComparedSide ReportSide(const std::string& shown, const std::string& dir) {
+  ComparedSide compared;
+  EvidenceSide& side = compared.side;
+  side.path = shown;
+  Result<EvidenceSummary> summary = ReadEvidence(dir);
+  EXPECT_TRUE(summary.ok()) << summary.status().ToString();
+  if (!summary.ok()) return compared;
+  side.status = summary->status;
+  side.exit_code = summary->exit_code;
+  side.message = summary->message;
+  if (summary->status != kStatusComplete) {
+    std::string line = "status.json: the run is " + summary->status;
+    if (summary->exit_code >= 0) line += " (exit " + std::to_string(summary->exit_code) + ")";
+    if (!summary->message.empty()) line += ": " + summary->message;
+    side.problems.push_back(line);
+  }
+  for (const EvidenceFinding& finding : summary->findings) {
+    side.problems.push_back(finding.file + ": " + finding.problem);
+  }
+  compared.contract = summary->contract;
+  FindingLines findings;
+  FieldReader top(kReportFile, &findings);
+  const Json* all = summary->report.is_null() ? nullptr : ReportRecordsObject(summary->report, top);
+  for (auto it = all ? all->begin() : Json::const_iterator(); all && it != all->end(); ++it) {
+    std::optional<ReportRecord> record =
+        ReadReportRecord(it.value(), JoinPath("records", it.key()), top);
+    if (!record) continue;
+    const ReportEntry& scored = record->scored();
+    RecordEntry entry;
+    entry.status = scored.status();
+    entry.broken = scored.broken;
+    std::sort(entry.broken.begin(), entry.broken.end());
+    entry.broken.erase(std::unique(entry.broken.begin(), entry.broken.end()), entry.broken.end());
+    entry.ranked_ms = scored.ranked_ms;
+    entry.sha256 = record->first.sha256;
+    entry.band_bp = static_cast<double>(record->first.band_bp);
+    entry.second_scoring = record->rerun.has_value();
+    compared.records.emplace(it.key(), entry);
+  }
+  side.problems.insert(side.problems.end(), findings.lines().begin(), findings.lines().end());
+  side.complete = side.problems.empty();
+  return compared;
 }
 
 }  // namespace ratchet

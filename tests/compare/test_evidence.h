@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "compare/compare.h"
 #include "contract/contract.h"
 #include "core/canonical_json.h"
 #include "core/status.h"
@@ -39,6 +40,12 @@ Status WriteTestEvidence(const std::string& dir, const Json& contract,
 // The same with a report given as it is (for malformed ones).
 Status WriteTestEvidenceWithReport(const std::string& dir, const Json& contract,
                                    const Json& report);
+
+// The evidence at `dir` as one side of CompareEvidence, shown as `shown`: its reader's findings
+// and status as its problems, its records as report.json holds them. A stand-in for a verified
+// side (cli/compare_command.cc), for the tests of the comparison and its rendering only: the
+// evidence here is written by hand, and no audit passes it.
+ComparedSide ReportSide(const std::string& shown, const std::string& dir);
 
 }  // namespace ratchet
 
