@@ -88,6 +88,10 @@ struct RatchetInputs {
   // Records whose runs were scored on more than one lane (the shards of a sharded run): their
   // outcomes are compared, their times are not.
   std::set<std::string> untimed;
+  // The machine's load average (1 minute) when the scoring ended, as `ratchet run` read it; named
+  // in the note of an outcome that differs by timing rules alone on a CPU lane. Absent when the
+  // ratchet is made again from evidence.
+  std::optional<double> load_average;
 };
 
 struct RatchetResult {

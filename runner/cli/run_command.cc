@@ -2,6 +2,8 @@
 // evidence directory, then holds the outcomes to the baseline and reports every error, each with
 // its code (docs/baseline.md), before it exits.
 #include <algorithm>
+#include <cmath>
+#include <cstdio>
 #include <filesystem>
 #include <iomanip>
 #include <map>
@@ -158,9 +160,22 @@ std::string ScoreAgainLine(const Baseline& baseline, const std::string& id,
          MsText(record.timing.at(lane).ranked_ms) + " ms: scoring it again\n";
 }
 
+// The machine's load average over the last minute (the first field of /proc/loadavg), or nothing
+// where it cannot be read.
+std::optional<double> LoadAverage() {
+  std::FILE* file = std::fopen("/proc/loadavg", "re");
+  if (file == nullptr) return std::nullopt;
+  double load = 0;
+  const bool read = std::fscanf(file, "%lf", &load) == 1;
+  std::fclose(file);
+  if (!read || !std::isfinite(load) || load < 0) return std::nullopt;
+  return load;
+}
+
 void HoldToBaseline(const RunRequest& request, const std::vector<std::string>& notes,
                     RunOutcome* outcome) {
   RatchetInputs& inputs = outcome->inputs;
+  inputs.load_average = LoadAverage();
   outcome->lane = ContractView(inputs.contract).lane_id().value_or("");
   // The boards the reviewed times came from, for the messages of times outside their tolerance.
   for (const std::string& id : inputs.selected) {

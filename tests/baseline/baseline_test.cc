@@ -620,6 +620,41 @@ TEST(Ratchet, AnOutcomeScoredAgainIsSpuriousOnlyWhenTheSecondIsAsReviewed) {
       << twice.errors[0].message;
 }
 
+// On a CPU lane, whose timings are never compared, an outcome that differs from the reviewed one
+// by timing rules alone (after its second scoring) is a note naming the rules, both scorings and
+// the machine's load; on a GPU lane it stays outcome-changed, and a rule that does not time the
+// calls fails either lane.
+TEST(Ratchet, OnACpuLaneAnOutcomeMovedByTimingRulesAloneIsANote) {
+  const Expected slow_twice{"disqualified", {"dispersion-slow"}};
+  RatchetInputs cpu = Inputs("cpu-lane", "cpu");
+  cpu.scored["fast"].first_outcome = slow_twice;
+  cpu.scored["fast"].outcome = slow_twice;
+  cpu.scored["fast"].ranked_ms.reset();
+  cpu.load_average = 3.5;
+  RatchetResult noted = RatchetErrors(Base(), cpu);
+  EXPECT_TRUE(noted.errors.empty()) << ::testing::PrintToString(Codes(noted));
+  ASSERT_FALSE(noted.notes.empty());
+  EXPECT_NE(noted.notes.back().find(
+                "fast: timing rules alone (dispersion-slow) on a CPU lane: expected qualified, "
+                "scored disqualified (dispersion-slow) and again disqualified (dispersion-slow)"),
+            std::string::npos)
+      << noted.notes.back();
+  EXPECT_NE(noted.notes.back().find("load average was 3.50"), std::string::npos)
+      << noted.notes.back();
+
+  // Reviewed as broken by a rule that does not time the calls, and now broken by a timing rule
+  // besides: still the timing rule alone that moved.
+  cpu.scored["slow"].outcome = {"disqualified", {"accuracy", "timing-call"}};
+  EXPECT_TRUE(RatchetErrors(Base(), cpu).errors.empty());
+
+  RatchetInputs gpu = Inputs();
+  gpu.scored["fast"] = cpu.scored["fast"];
+  EXPECT_EQ(Codes(RatchetErrors(Base(), gpu)), std::vector<std::string>{"outcome-changed:fast"});
+
+  cpu.scored["fast"].outcome = {"disqualified", {"accuracy", "dispersion-slow"}};
+  EXPECT_EQ(Codes(RatchetErrors(Base(), cpu)), std::vector<std::string>{"outcome-changed:fast"});
+}
+
 TEST(Ratchet, CpuAndUnreviewedLanesCompareOutcomesOnly) {
   RatchetInputs cpu = Inputs("cpu-lane", "cpu");
   cpu.scored["fast"].ranked_ms = 50.0;
