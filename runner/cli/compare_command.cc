@@ -87,13 +87,7 @@ Json ContractOf(const std::string& dir, bool sharded) {
 // and its records as re-derived from their calls. Evidence no rule set here can judge is a side
 // that does not stand, saying why; what is not a run's evidence at all is an error.
 Result<ComparedSide> VerifiedSide(const std::string& dir, const EvidenceAuditOptions& options) {
-  Result<AuditResult> audit = VerifyEvidence(dir, options);
-  if (!audit.ok() && audit.status().code() == Status::Code::kUsage) {
-    AuditResult unjudged;
-    unjudged.path = dir;
-    unjudged.Breaks("", "it cannot be verified here: " + audit.status().message());
-    audit = unjudged;
-  }
+  Result<AuditResult> audit = VerifyEvidenceToShow(dir, options);
   if (!audit.ok()) return audit.status();
   const bool sharded = IsShardedRun(dir);
   ComparedSide compared;
@@ -108,11 +102,7 @@ Result<ComparedSide> VerifiedSide(const std::string& dir, const EvidenceAuditOpt
     side.status = summary.ok() ? summary->status : "unknown";
     if (summary.ok()) side.exit_code = summary->exit_code, side.message = summary->message;
   }
-  for (const AuditFinding& finding : audit->findings) {
-    if (finding.kind != AuditFinding::Kind::kBreaks) continue;
-    side.problems.push_back(finding.where.empty() ? finding.message
-                                                  : finding.where + ": " + finding.message);
-  }
+  side.problems = BreakingFindingLines(*audit);
   side.complete = audit->verdict() == AuditVerdict::kStands;
   for (const auto& [id, record] : audit->records) {
     compared.records.emplace(id, EntryOfAudited(record));

@@ -70,21 +70,11 @@ int RunReportCommand(CommandContext& context) {
     // findings, and the command exits 1.
     Json not_standing = Json::array();
     for (const std::string& dir : positional) {
-      Result<AuditResult> audit = VerifyEvidence(dir, verify);
-      if (!audit.ok() && audit.status().code() != Status::Code::kUsage) {
-        return fail(audit.status());
+      Result<AuditResult> audit = VerifyEvidenceToShow(dir, verify);
+      if (!audit.ok()) return fail(audit.status());
+      if (audit->verdict() != AuditVerdict::kStands) {
+        not_standing.push_back({{"path", dir}, {"findings", BreakingFindingLines(*audit)}});
       }
-      Json findings = Json::array();
-      if (!audit.ok()) {
-        findings.push_back("it cannot be verified here: " + audit.status().message());
-      } else if (audit->verdict() != AuditVerdict::kStands) {
-        for (const AuditFinding& finding : audit->findings) {
-          if (finding.kind == AuditFinding::Kind::kBreaks) {
-            findings.push_back(finding.where + ": " + finding.message);
-          }
-        }
-      }
-      if (!findings.empty()) not_standing.push_back({{"path", dir}, {"findings", findings}});
     }
     Result<Json> data = HtmlReportData(positional);
     if (!data.ok()) return fail(data.status());

@@ -57,6 +57,30 @@ Result<AuditResult> VerifyEvidence(const std::string& dir, const EvidenceAuditOp
   return audit(with);
 }
 
+Result<AuditResult> VerifyEvidenceToShow(const std::string& dir,
+                                         const EvidenceAuditOptions& options) {
+  Result<AuditResult> audit = VerifyEvidence(dir, options);
+  // Evidence no rule set here can judge is not verified: said first, as a finding, with what to
+  // give; what is no run's evidence at all stays an error.
+  if (!audit.ok() && audit.status().code() == Status::Code::kUsage) {
+    AuditResult unjudged;
+    unjudged.path = dir;
+    unjudged.Breaks("", "it cannot be verified here: " + audit.status().message());
+    return unjudged;
+  }
+  return audit;
+}
+
+std::vector<std::string> BreakingFindingLines(const AuditResult& result) {
+  std::vector<std::string> lines;
+  for (const AuditFinding& finding : result.findings) {
+    if (finding.kind != AuditFinding::Kind::kBreaks) continue;
+    lines.push_back(finding.where.empty() ? finding.message
+                                          : finding.where + ": " + finding.message);
+  }
+  return lines;
+}
+
 std::string DoesNotStand(const AuditResult& result) {
   const size_t breaking = result.breaking();
   std::string line = result.path + " does not stand (`ratchet audit " + result.path + "`: " +
@@ -85,12 +109,7 @@ std::string FenceFor(const std::string& text) {
 
 std::string NotStandingMarkdown(const AuditResult& result) {
   std::string findings;
-  for (const AuditFinding& finding : result.findings) {
-    if (finding.kind == AuditFinding::Kind::kBreaks) {
-      findings += "finding: " +
-                  (finding.where.empty() ? "" : finding.where + ": ") + finding.message + "\n";
-    }
-  }
+  for (const std::string& line : BreakingFindingLines(result)) findings += "finding: " + line + "\n";
   const std::string fence = FenceFor(findings);
   return "### ratchet: this evidence does not stand\n\n`ratchet audit` finds " +
          std::to_string(result.breaking()) + (result.breaking() == 1 ? " finding" : " findings") +
@@ -100,15 +119,7 @@ std::string NotStandingMarkdown(const AuditResult& result) {
 
 Result<VerifiedMarkdown> MarkdownOfVerified(const std::string& dir,
                                             const EvidenceAuditOptions& options) {
-  Result<AuditResult> audit = VerifyEvidence(dir, options);
-  // Evidence no rule set here can judge is not verified: said first, as a finding, with what to
-  // give; what is no run's evidence at all stays an error.
-  if (!audit.ok() && audit.status().code() == Status::Code::kUsage) {
-    AuditResult unjudged;
-    unjudged.path = dir;
-    unjudged.Breaks("", "it cannot be verified here: " + audit.status().message());
-    audit = unjudged;
-  }
+  Result<AuditResult> audit = VerifyEvidenceToShow(dir, options);
   if (!audit.ok()) return audit.status();
   Result<RunReport> report = ReadRunReport(dir);
   if (!report.ok()) return report.status();

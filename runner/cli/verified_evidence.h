@@ -8,6 +8,7 @@
 #define RATCHET_CLI_VERIFIED_EVIDENCE_H_
 
 #include <string>
+#include <vector>
 
 #include "audit/evidence.h"
 #include "audit/result.h"
@@ -20,6 +21,16 @@ namespace ratchet {
 // evidence locks (Usage), a harness fault (datasets). Whatever is wrong with the evidence itself
 // is a finding; `verdict()` says whether it stands.
 Result<AuditResult> VerifyEvidence(const std::string& dir, const EvidenceAuditOptions& options);
+
+// VerifyEvidence for a consumer that shows evidence (a report, a comparison): evidence no rule set
+// here can judge is a result that does not stand, its one finding saying why ("it cannot be
+// verified here: ..."), instead of an error; the other errors are VerifyEvidence's.
+Result<AuditResult> VerifyEvidenceToShow(const std::string& dir,
+                                         const EvidenceAuditOptions& options);
+
+// The findings that break `result`, each "WHERE: WHAT" (or "WHAT" where it names no file), in
+// their order.
+std::vector<std::string> BreakingFindingLines(const AuditResult& result);
 
 // "DIR does not stand (...: N findings, the first: FILE: WHAT)": a consumer's refusal, on one
 // line (the finding as compare/terminal_text.h shows text from outside).
