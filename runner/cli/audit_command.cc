@@ -5,11 +5,11 @@
 #include "audit/audit.h"
 #include "baseline/input_file.h"
 #include "cli/commands.h"
-#include "cli/sharded_run.h"
-#include "cli/sharded_run_audit.h"
 #include "compare/terminal_text.h"
 #include "core/args.h"
 #include "core/exit_codes.h"
+#include "shard/sharded_run.h"
+#include "shard/verify.h"
 
 namespace ratchet {
 

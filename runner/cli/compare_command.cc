@@ -10,7 +10,6 @@
 #include <string>
 
 #include "cli/commands.h"
-#include "cli/sharded_run.h"
 #include "cli/verified_evidence.h"
 #include "compare/compare.h"
 #include "compare/render.h"
@@ -19,6 +18,7 @@
 #include "core/exit_codes.h"
 #include "evidence/layout.h"
 #include "evidence/reader.h"
+#include "shard/sharded_run.h"
 
 namespace ratchet {
 

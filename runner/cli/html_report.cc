@@ -7,12 +7,12 @@
 
 #include "baseline/baseline.h"
 #include "cli/run_report.h"
-#include "cli/sharded_run.h"
 #include "compare/html_text.h"
 #include "core/file.h"
 #include "evidence/fields.h"
 #include "evidence/layout.h"
 #include "evidence/run_files.h"
+#include "shard/sharded_run.h"
 
 namespace ratchet {
 namespace {

@@ -12,15 +12,14 @@
 
 #include "audit/evidence.h"
 #include "audit/result.h"
+#include "audit/reviewed_evidence.h"
 #include "baseline/baseline.h"
 #include "baseline/baseline_lock.h"
 #include "baseline/input_file.h"
-#include "audit/reviewed_evidence.h"
 #include "baseline/ratchet.h"
 #include "baseline/ratchet_report.h"
 #include "cli/commands.h"
 #include "compare/terminal_text.h"
-#include "cli/sharded_run.h"
 #include "contract/contract_view.h"
 #include "core/args.h"
 #include "core/exit_codes.h"
@@ -33,6 +32,7 @@
 #include "evidence/reader.h"
 #include "evidence/signature.h"
 #include "rules/rule_set.h"
+#include "shard/sharded_run.h"
 
 #if RATCHET_HAVE_LIBGIT2
 #include <git2.h>

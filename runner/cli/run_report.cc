@@ -7,8 +7,6 @@
 
 #include "baseline/baseline.h"
 #include "baseline/ratchet_report.h"
-#include "cli/sharded_collect.h"
-#include "cli/sharded_run.h"
 #include "compare/markdown_text.h"
 #include "contract/contract_view.h"
 #include "core/file.h"
@@ -17,6 +15,8 @@
 #include "evidence/layout.h"
 #include "evidence/reader.h"
 #include "evidence/report_file.h"
+#include "shard/collect.h"
+#include "shard/sharded_run.h"
 
 namespace ratchet {
 namespace {

@@ -10,10 +10,10 @@
 
 #include "cli/commands.h"
 #include "cli/scorer_client.h"
-#include "cli/sharded_run.h"
 #include "core/args.h"
 #include "core/exit_codes.h"
 #include "core/file.h"
+#include "shard/sharded_run.h"
 
 namespace ratchet {
 

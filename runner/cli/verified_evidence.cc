@@ -5,12 +5,12 @@
 
 #include "audit/run_rule_set.h"
 #include "baseline/input_file.h"
-#include "cli/sharded_run.h"
 #include "cli/run_report.h"
-#include "cli/sharded_run_audit.h"
 #include "compare/terminal_text.h"
 #include "contract/contract_view.h"
 #include "evidence/reader.h"
+#include "shard/sharded_run.h"
+#include "shard/verify.h"
 
 namespace ratchet {
 

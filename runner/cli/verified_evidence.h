@@ -1,6 +1,6 @@
 // The one verification every consumer of a run's evidence passes through before it trusts,
 // signs or shows anything (docs/design.md, "Verified evidence"): the audit, of an evidence
-// directory (audit/evidence.h) or of a sharded run (cli/sharded_run_audit.h), after the tree is
+// directory (audit/evidence.h) or of a sharded run (shard/verify.h), after the tree is
 // walked as every directory a user hands the tool is (baseline/input_file.h). Its result holds
 // the findings and the records as re-derived from their calls; a consumer shows and counts those,
 // never what a file of the evidence says of itself.

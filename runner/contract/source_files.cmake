@@ -1,8 +1,8 @@
 # The files whose bytes make up a source hash (docs/contract.md, "Source hash"), as paths relative
 # to the repository root, sorted by their bytes. ratchet's sources are split in two:
 #   tool:   every file under runner/ of the tool's folders (ratchet_tool_folders below): the
-#           commands, the baseline, compare and audit. Its hash is recorded in the contract's
-#           `observed` part, where nothing compares it.
+#           commands, the baseline, compare, audit and the sharded run. Its hash is recorded in
+#           the contract's `observed` part, where nothing compares it.
 #   scorer: every other file under runner/, and the top-level CMakeLists.txt: everything that
 #           can move an outcome. Its hash is locked (`locked.scorer.source_sha256`).
 # A new folder under runner/ is the scorer's until it is named here: locked by default.
@@ -10,7 +10,7 @@
 # "__pycache__" (bytecode Python writes beside a script) is left out: neither is part of a
 # checkout. Used at configure time (the DEPENDS of the hashing commands) and by
 # source_sha256.cmake at build time, so both see one list.
-set(ratchet_tool_folders audit baseline cli compare)
+set(ratchet_tool_folders audit baseline cli compare shard)
 
 function(ratchet_source_files root part out_var)
   if(NOT part STREQUAL "scorer" AND NOT part STREQUAL "tool")

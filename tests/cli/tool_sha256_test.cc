@@ -30,9 +30,9 @@ TEST(ToolSourceHash, MatchesTheShellCommandInTheDocs) {
   // The command docs/contract.md gives for the tool's part, word for word.
   const std::string output = Output(
       "cd '" + SourceDir() +
-      "' && find runner/audit runner/baseline runner/cli runner/compare -name '.*' -prune "
-      "-o -name __pycache__ -prune -o -type f -print | LC_ALL=C sort | xargs -d '\\n' sha256sum "
-      "| sha256sum");
+      "' && find runner/audit runner/baseline runner/cli runner/compare runner/shard "
+      "-name '.*' -prune -o -name __pycache__ -prune -o -type f -print "
+      "| LC_ALL=C sort | xargs -d '\\n' sha256sum | sha256sum");
   EXPECT_EQ(output.substr(0, 64), ToolSourceSha256())
       << "the checkout differs from the sources this test was built from; rebuild";
 }

@@ -1,7 +1,7 @@
 // The shard scheduler with a fake executor: which shard starts when, what an attempt's end means
 // (a fault is retried up to the limit, a scored shard never again), interruption, resumption and
 // the progress it reports.
-#include "cli/shards.h"
+#include "shard/shards.h"
 
 #include <gtest/gtest.h>
 

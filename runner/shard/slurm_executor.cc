@@ -1,4 +1,4 @@
-#include "cli/slurm_executor.h"
+#include "shard/slurm_executor.h"
 
 #include <signal.h>
 #include <sys/wait.h>

@@ -2,8 +2,8 @@
 // together as one job array (`sbatch --array`), each task running one shard's command; the tasks
 // are followed with `squeue` (Slurm keeps a finished task's state and exit code for MinJobAge)
 // and cancelled with `scancel`. Every attempt keeps its job and task ids and its node.
-#ifndef RATCHET_CLI_SLURM_EXECUTOR_H_
-#define RATCHET_CLI_SLURM_EXECUTOR_H_
+#ifndef RATCHET_SHARD_SLURM_EXECUTOR_H_
+#define RATCHET_SHARD_SLURM_EXECUTOR_H_
 
 #include <chrono>
 #include <map>
@@ -11,8 +11,8 @@
 #include <string>
 #include <vector>
 
-#include "cli/local_executor.h"
-#include "cli/shards.h"
+#include "shard/local_executor.h"
+#include "shard/shards.h"
 
 namespace ratchet {
 
@@ -73,4 +73,4 @@ class SlurmExecutor : public ShardExecutor {
 
 }  // namespace ratchet
 
-#endif  // RATCHET_CLI_SLURM_EXECUTOR_H_
+#endif  // RATCHET_SHARD_SLURM_EXECUTOR_H_

@@ -1,7 +1,7 @@
 // The local executor under the shard scheduler, with shell scripts standing in for the scorer:
 // one process a device at a time, the device in CUDA_VISIBLE_DEVICES, the scorer's exit read as
 // an attempt's end, and SIGTERM to every process on an interrupt.
-#include "cli/local_executor.h"
+#include "shard/local_executor.h"
 
 #include <gtest/gtest.h>
 #include <sys/wait.h>

@@ -12,18 +12,18 @@
 //                   A run is complete when run.json says so and MANIFEST.json matches.
 //   SIGNATURE.json  with --sign, over MANIFEST.json; and in each shard's folder, over the shard's
 //                   MANIFEST.json, made with the same key when the shard was verified
-#ifndef RATCHET_CLI_SHARDED_RUN_H_
-#define RATCHET_CLI_SHARDED_RUN_H_
+#ifndef RATCHET_SHARD_SHARDED_RUN_H_
+#define RATCHET_SHARD_SHARDED_RUN_H_
 
 #include <optional>
 #include <string>
 #include <vector>
 
-#include "cli/shards.h"
 #include "core/canonical_json.h"
 #include "core/status.h"
 #include "evidence/report_file.h"
 #include "session/request.h"
+#include "shard/shards.h"
 
 namespace ratchet {
 
@@ -109,4 +109,4 @@ std::vector<std::string> CheckShardedRunManifest(const std::string& dir, const S
 
 }  // namespace ratchet
 
-#endif  // RATCHET_CLI_SHARDED_RUN_H_
+#endif  // RATCHET_SHARD_SHARDED_RUN_H_

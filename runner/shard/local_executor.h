@@ -1,7 +1,7 @@
 // The local executor of the shard scheduler: each shard's attempt is one process on this host,
 // started with the device it is given (CUDA_VISIBLE_DEVICES), one at a time on each device.
-#ifndef RATCHET_CLI_LOCAL_EXECUTOR_H_
-#define RATCHET_CLI_LOCAL_EXECUTOR_H_
+#ifndef RATCHET_SHARD_LOCAL_EXECUTOR_H_
+#define RATCHET_SHARD_LOCAL_EXECUTOR_H_
 
 #include <sys/types.h>
 
@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "cli/shards.h"
+#include "shard/shards.h"
 
 namespace ratchet {
 
@@ -68,4 +68,4 @@ class LocalExecutor : public ShardExecutor {
 
 }  // namespace ratchet
 
-#endif  // RATCHET_CLI_LOCAL_EXECUTOR_H_
+#endif  // RATCHET_SHARD_LOCAL_EXECUTOR_H_

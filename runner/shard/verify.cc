@@ -1,4 +1,4 @@
-#include "cli/sharded_run_audit.h"
+#include "shard/verify.h"
 
 #include <dirent.h>
 #include <sys/stat.h>
@@ -10,7 +10,6 @@
 #include <set>
 
 #include "baseline/ratchet_report.h"
-#include "cli/sharded_run.h"
 #include "contract/contract_view.h"
 #include "core/file.h"
 #include "data/locate.h"
@@ -19,6 +18,7 @@
 #include "evidence/report_file.h"
 #include "evidence/signature.h"
 #include "rules/judge.h"
+#include "shard/sharded_run.h"
 
 namespace ratchet {
 

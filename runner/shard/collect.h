@@ -2,8 +2,8 @@
 // scored shard's folder verified, its record's entry read, the records whose first scoring calls
 // for a second found, and the run's records assembled and held to the baseline, each on the lane
 // its shards were scored on. run_sharded.cc drives the shards; this is what it does with them.
-#ifndef RATCHET_CLI_SHARDED_COLLECT_H_
-#define RATCHET_CLI_SHARDED_COLLECT_H_
+#ifndef RATCHET_SHARD_COLLECT_H_
+#define RATCHET_SHARD_COLLECT_H_
 
 #include <map>
 #include <string>
@@ -11,11 +11,11 @@
 
 #include "audit/evidence.h"
 #include "baseline/ratchet.h"
-#include "cli/run_sharded.h"
-#include "cli/sharded_run.h"
 #include "core/canonical_json.h"
 #include "core/status.h"
 #include "evidence/report_file.h"
+#include "shard/held_run.h"
+#include "shard/sharded_run.h"
 
 namespace ratchet {
 
@@ -37,7 +37,7 @@ class ShardContracts {
 };
 
 // How collect verifies a shard before it counts it: through VerifyShard
-// (cli/sharded_run_audit.h), the one verification the audit makes too.
+// (shard/verify.h), the one verification the audit makes too.
 struct ShardVerification {
   std::string run_seed;           // hex
   EvidenceAuditOptions options;   // the run's rule set and data folder, the datasets located once
@@ -92,4 +92,4 @@ void HoldByLane(const RunRequest& request, const std::map<std::string, std::stri
 
 }  // namespace ratchet
 
-#endif  // RATCHET_CLI_SHARDED_COLLECT_H_
+#endif  // RATCHET_SHARD_COLLECT_H_

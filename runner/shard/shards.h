@@ -2,9 +2,9 @@
 // a shard evidence directory of its own. The scheduler here decides which shard goes next, what
 // an attempt's end means, and when the work is done; where a shard runs is its executor's
 // (ShardExecutor: on this host, or as a Slurm job), so that the order of a run is unit-tested
-// with a fake executor (tests/cli/shards_test.cc), as ninja's Builder is with a fake runner.
-#ifndef RATCHET_CLI_SHARDS_H_
-#define RATCHET_CLI_SHARDS_H_
+// with a fake executor (tests/shard/shards_test.cc), as ninja's Builder is with a fake runner.
+#ifndef RATCHET_SHARD_SHARDS_H_
+#define RATCHET_SHARD_SHARDS_H_
 
 #include <chrono>
 #include <functional>
@@ -177,4 +177,4 @@ std::string ShardCountsText(const ShardCounts& counts);
 
 }  // namespace ratchet
 
-#endif  // RATCHET_CLI_SHARDS_H_
+#endif  // RATCHET_SHARD_SHARDS_H_

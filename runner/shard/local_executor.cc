@@ -1,4 +1,4 @@
-#include "cli/local_executor.h"
+#include "shard/local_executor.h"
 
 #include <fcntl.h>
 #include <signal.h>

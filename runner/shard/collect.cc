@@ -1,17 +1,17 @@
-#include "cli/sharded_collect.h"
+#include "shard/collect.h"
 
 #include <algorithm>
 #include <set>
 
-#include "cli/sharded_run_audit.h"
 #include "contract/contract_view.h"
-#include "data/locate.h"
-#include "rules/rule_set.h"
 #include "core/exit_codes.h"
 #include "core/file.h"
+#include "data/locate.h"
 #include "evidence/fields.h"
 #include "evidence/layout.h"
 #include "evidence/reader.h"
+#include "rules/rule_set.h"
+#include "shard/verify.h"
 
 namespace ratchet {
 

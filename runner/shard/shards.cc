@@ -1,4 +1,4 @@
-#include "cli/shards.h"
+#include "shard/shards.h"
 
 #include <cmath>
 #include <cstdio>

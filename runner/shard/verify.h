@@ -1,4 +1,4 @@
-// The verification of a sharded run (cli/sharded_run.h), one shard at a time and whole. A shard
+// The verification of a sharded run (shard/sharded_run.h), one shard at a time and whole. A shard
 // is verified as every consumer needs it (the scheduler after each attempt, --resume for each
 // shard it keeps, collect before it counts one, the audit): audited as an evidence directory of
 // its own, its outcome and time re-derived from its calls, and bound to its run (its id from its
@@ -6,17 +6,17 @@
 // record and one run of the shard's submission, the run's signing key). The run whole adds what
 // binds the shards into one run: the manifest over them, the run's signature, and each record's
 // outcome and time from its shards' runs.
-#ifndef RATCHET_CLI_SHARDED_RUN_AUDIT_H_
-#define RATCHET_CLI_SHARDED_RUN_AUDIT_H_
+#ifndef RATCHET_SHARD_VERIFY_H_
+#define RATCHET_SHARD_VERIFY_H_
 
 #include <optional>
 #include <string>
 
 #include "audit/evidence.h"
 #include "audit/result.h"
-#include "cli/sharded_run.h"
 #include "core/status.h"
 #include "evidence/report_file.h"
+#include "shard/sharded_run.h"
 
 namespace ratchet {
 
@@ -52,4 +52,4 @@ Status AuditShardedRun(const std::string& dir, const EvidenceAuditOptions& optio
 
 }  // namespace ratchet
 
-#endif  // RATCHET_CLI_SHARDED_RUN_AUDIT_H_
+#endif  // RATCHET_SHARD_VERIFY_H_

@@ -1,4 +1,4 @@
-#include "cli/sharded_run.h"
+#include "shard/sharded_run.h"
 
 #include <sys/stat.h>
 

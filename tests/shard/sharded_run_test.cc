@@ -1,10 +1,10 @@
-// run.json read back (cli/sharded_run.h): what it writes parses to the same run, and a whole
+// run.json read back (shard/sharded_run.h): what it writes parses to the same run, and a whole
 // number out of its field's range is refused naming the field, never cut to another value.
 #include <gtest/gtest.h>
 
 #include <string>
 
-#include "cli/sharded_run.h"
+#include "shard/sharded_run.h"
 
 namespace ratchet {
 namespace {

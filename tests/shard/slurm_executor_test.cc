@@ -3,7 +3,7 @@
 // with shell scripts standing in for the scorer: shards submitted as job arrays run at once, an
 // outcome is scored, a scorer that failed, a task cancelled by someone else and a slurmd killed
 // and restarted end in a complete run, and an interrupt cancels the jobs.
-#include "cli/slurm_executor.h"
+#include "shard/slurm_executor.h"
 
 #include <gtest/gtest.h>
 #include <sys/wait.h>

@@ -6,8 +6,8 @@
 #include <algorithm>
 
 #include "baseline/baseline.h"
-#include "cli/sharded_collect.h"
 #include "contract/contract.h"
+#include "shard/collect.h"
 
 namespace ratchet {
 namespace {
