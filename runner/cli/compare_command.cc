@@ -1,6 +1,6 @@
 // `ratchet compare A B`: what going from evidence A (the old harness or contract) to evidence B
 // (the new one) does to the contract and to every record. Each is verified first (direct or
-// sharded, cli/verified_evidence.h) and compared as its calls give it; nothing is written.
+// sharded, shard/verified_evidence.h) and compared as its calls give it; nothing is written.
 #include <algorithm>
 #include <cerrno>
 #include <cmath>
@@ -10,7 +10,7 @@
 #include <string>
 
 #include "cli/commands.h"
-#include "cli/verified_evidence.h"
+#include "shard/verified_evidence.h"
 #include "compare/compare.h"
 #include "compare/render.h"
 #include "contract/contract_view.h"

@@ -4,6 +4,7 @@
 #include <sys/stat.h>
 
 #include <algorithm>
+#include <filesystem>
 #include <map>
 #include <set>
 #include <sstream>
@@ -12,7 +13,7 @@
 
 #include "audit/evidence.h"
 #include "audit/result.h"
-#include "audit/reviewed_evidence.h"
+#include "shard/reviewed_evidence.h"
 #include "baseline/baseline.h"
 #include "baseline/baseline_lock.h"
 #include "baseline/input_file.h"
@@ -32,7 +33,9 @@
 #include "evidence/reader.h"
 #include "evidence/signature.h"
 #include "rules/rule_set.h"
+#include "shard/run_summary.h"
 #include "shard/sharded_run.h"
+#include "shard/verified_evidence.h"
 
 #if RATCHET_HAVE_LIBGIT2
 #include <git2.h>
@@ -57,7 +60,8 @@ const char kPromoteUsage[] =
     "time (a second one waits, then reads what the first wrote).\n"
     "\n"
     "  --baseline FILE  the baseline (records.json)\n"
-    "  --evidence DIR   the evidence directory of a `ratchet run --baseline FILE`\n"
+    "  --evidence DIR   the evidence directory of a `ratchet run --baseline FILE`, or the\n"
+    "                   directory of a sharded one (`--executor`), whose shards share one lane\n"
     "  --record ID      promote this record (repeatable)\n"
     "  --all-changed    promote every record the run found different from the baseline\n"
     "  --reason TEXT    why the new outcomes are right (required; not UNREVIEWED)\n"
@@ -225,18 +229,71 @@ bool IsInside(const std::string& path, const std::string& folder) {
          path[folder.size()] == '/';
 }
 
-// Copies a verified evidence directory, file by file as its manifest lists them (and its
-// SIGNATURE.json, when signed), into `target`
-// (a fresh directory: renamed into place only when whole), and checks the copy's manifest hash.
-Status CopyEvidence(const std::string& source, const std::vector<ManifestEntry>& manifest,
+// The files of a verified run that its copy holds: a direct run's MANIFEST.json, its SIGNATURE.json
+// when signed (the copy stays signed) and every file its manifest lists; every file of a sharded
+// run's tree (its manifest lists the shards' manifests, each of which lists its shard's files).
+Result<std::vector<std::string>> FilesToCopy(const std::string& source, bool sharded,
+                                             const std::vector<ManifestEntry>& manifest) {
+  std::vector<std::string> files;
+  if (!sharded) {
+    files.push_back("MANIFEST.json");
+    if (PathExists(source + "/" + kSignatureFile)) files.push_back(kSignatureFile);
+    for (const ManifestEntry& entry : manifest) files.push_back(entry.path);
+    return files;
+  }
+  std::error_code error;
+  for (auto it = std::filesystem::recursive_directory_iterator(source, error);
+       !error && it != std::filesystem::recursive_directory_iterator(); it.increment(error)) {
+    if (it->is_regular_file(error)) {
+      files.push_back(std::filesystem::relative(it->path(), source, error).string());
+    }
+  }
+  if (error) return Status::IOError("listing " + source, error.value());
+  return files;
+}
+
+// What is wrong with the copy of a run at `copy` (empty when it verifies): its manifest must be
+// the one promoted (`manifest_sha256`), and every file must be the one its manifest lists (for a
+// sharded run: the run's manifest over run.json and the shards' manifests, each shard's over its
+// files).
+std::string CopyProblem(const std::string& copy, bool sharded, const std::string& manifest_sha256) {
+  if (!sharded) {
+    std::vector<EvidenceFinding> findings = VerifyManifest(copy);
+    Result<std::string> copied = ManifestSha256(copy);
+    if (!copied.ok()) return copied.status().message();
+    if (*copied != manifest_sha256) return "its MANIFEST.json is not the one promoted";
+    if (!findings.empty()) return findings.front().file + ": " + findings.front().problem;
+    return "";
+  }
+  Result<EvidenceSummary> summary = ReadRunSummary(copy);
+  if (!summary.ok()) return summary.status().message();
+  if (summary->manifest_sha256 != manifest_sha256) return "its MANIFEST.json is not the one promoted";
+  if (!summary->findings.empty()) {
+    return summary->findings.front().file + ": " + summary->findings.front().problem;
+  }
+  Result<ShardedRun> run = ReadShardedRun(copy);
+  if (!run.ok()) return run.status().message();
+  for (const ShardedRunShard& shard : run->shards) {
+    if (shard.state != "done") continue;
+    std::vector<EvidenceFinding> findings = VerifyManifest(ShardFolder(copy, shard.shard.id));
+    if (!findings.empty()) {
+      return "shard " + shard.shard.id + ": " + findings.front().file + ": " +
+             findings.front().problem;
+    }
+  }
+  return "";
+}
+
+// Copies a verified run (FilesToCopy) into `target` (a fresh directory: renamed into place only
+// when whole), and checks the copy (CopyProblem) before it takes its name.
+Status CopyEvidence(const std::string& source, bool sharded,
+                    const std::vector<ManifestEntry>& manifest,
                     const std::string& manifest_sha256, const std::string& target) {
+  Result<std::vector<std::string>> files = FilesToCopy(source, sharded, manifest);
+  if (!files.ok()) return files.status();
   Result<FreshDirectory> fresh = FreshDirectory::Begin(target);
   if (!fresh.ok()) return fresh.status();
-  std::vector<std::string> files = {"MANIFEST.json"};
-  // The signature over the manifest goes with it: the copy stays signed.
-  if (PathExists(source + "/" + kSignatureFile)) files.push_back(kSignatureFile);
-  for (const ManifestEntry& entry : manifest) files.push_back(entry.path);
-  for (const std::string& file : files) {
+  for (const std::string& file : *files) {
     Result<std::string> bytes = ReadFile(source + "/" + file);
     if (!bytes.ok()) {
       fresh->Abandon();
@@ -256,17 +313,14 @@ Status CopyEvidence(const std::string& source, const std::vector<ManifestEntry>&
       return written;
     }
   }
-  // Every file checked against the manifest again before the copy takes its name: a file that
-  // changed since the source was verified is found here, and no copy that does not verify is left
-  // where the baseline would name it.
-  std::vector<EvidenceFinding> findings = VerifyManifest(fresh->partial_path());
-  Result<std::string> copied = ManifestSha256(fresh->partial_path());
-  if (!copied.ok() || *copied != manifest_sha256 || !findings.empty()) {
+  // Every file checked again before the copy takes its name: a file that changed since the source
+  // was verified is found here, and no copy that does not verify is left where the baseline would
+  // name it.
+  const std::string problem = CopyProblem(fresh->partial_path(), sharded, manifest_sha256);
+  if (!problem.empty()) {
     fresh->Abandon();
-    if (!copied.ok()) return copied.status();
-    return Status::Internal(
-        "the copy of " + source + " for " + target + " does not verify, so it was removed" +
-        (findings.empty() ? "" : ": " + findings.front().file + ": " + findings.front().problem));
+    return Status::Internal("the copy of " + source + " for " + target +
+                            " does not verify, so it was removed: " + problem);
   }
   return fresh->Commit();
 }
@@ -326,13 +380,10 @@ int Run(CommandContext& context) {
   Result<Baseline> baseline = LoadBaseline(baseline_path, &baseline_sha256);
   if (!baseline.ok()) return fail(baseline.status());
 
-  if (IsShardedRun(evidence_path)) {
-    return fail(Status::Usage(
-        evidence_path + " is a sharded run (ratchet run --executor), which promote does not "
-        "read: score the records to promote directly (`ratchet run --baseline " + baseline_path +
-        " --record ID ...`, no --executor) and promote that run (docs/distributed.md)"));
-  }
-  Result<EvidenceSummary> evidence = ReadEvidence(evidence_path);
+  // A direct run's evidence directory or a sharded run's directory, read alike.
+  const bool sharded = IsShardedRun(evidence_path);
+  const std::string report_file = sharded ? kShardedRunFile : kReportFile;
+  Result<EvidenceSummary> evidence = ReadRunSummary(evidence_path);
   if (!evidence.ok()) return fail(evidence.status());
   if (!evidence->complete || !evidence->findings.empty()) {
     std::string why = evidence->partial ? "it is the partial folder of a run that did not finish"
@@ -349,7 +400,7 @@ int Run(CommandContext& context) {
                   baseline_path + "`");
   }
   FindingLines part_findings;
-  FieldReader part_reader(evidence_path + "/" + kReportFile, &part_findings);
+  FieldReader part_reader(evidence_path + "/" + report_file, &part_findings);
   std::optional<RatchetReport> part = ReadRatchetReport(evidence->report, part_reader);
   if (!part) {
     return fail(Status::BadInput(part_findings.Joined() +
@@ -363,19 +414,19 @@ int Run(CommandContext& context) {
                   baseline_path + "` again");
   }
   Result<RuleSet> rules =
-      ParseRuleSet(part->rule_set.dump(), evidence_path + "/" + kReportFile + ": ratchet.rule_set");
+      ParseRuleSet(part->rule_set.dump(), evidence_path + "/" + report_file + ": ratchet.rule_set");
   if (!rules.ok()) return fail(rules.status());
 
   // Promote acts only on what the evidence itself re-derives: the audit's checks, the same as
   // `ratchet audit`, must let it stand, and the outcomes promoted are the audit's.
-  AuditResult audit;
   EvidenceAuditOptions audit_options;
   audit_options.rules = *rules;
   audit_options.data_dir = args->Get("data");
-  Status audited = AuditEvidence(evidence_path, audit_options, &audit);
-  if (!audited.ok()) {
-    return refuse(evidence_path + " cannot be audited: " + audited.message());
+  Result<AuditResult> verified = VerifyEvidence(evidence_path, audit_options);
+  if (!verified.ok()) {
+    return refuse(evidence_path + " cannot be audited: " + verified.status().message());
   }
+  const AuditResult& audit = *verified;
   if (audit.verdict() != AuditVerdict::kStands) {
     return refuse(evidence_path + " does not stand under `ratchet audit` (" +
                   BreakingFindings(audit) + "): see `ratchet audit " + evidence_path + "`");
@@ -543,7 +594,7 @@ int Run(CommandContext& context) {
     if (PathExists(target)) {
       // Promoted before (an earlier attempt, or another record of the same run): the copy must be
       // that evidence, whole.
-      Result<EvidenceSummary> there = ReadEvidence(target);
+      Result<EvidenceSummary> there = ReadRunSummary(target);
       if (!there.ok() || !there->complete || !there->findings.empty() ||
           there->manifest_sha256 != evidence->manifest_sha256) {
         return refuse(target + " exists and is not a verified copy of " + evidence_path +
@@ -553,7 +604,8 @@ int Run(CommandContext& context) {
       if (!IsDirectory(home + "/evidence") && mkdir((home + "/evidence").c_str(), 0755) != 0) {
         return fail(Status::IOError("mkdir " + home + "/evidence", errno));
       }
-      Status copied = CopyEvidence(source, evidence->manifest, evidence->manifest_sha256, target);
+      Status copied =
+          CopyEvidence(source, sharded, evidence->manifest, evidence->manifest_sha256, target);
       if (!copied.ok()) return fail(copied);
       context.out << "copied " << evidence_path << " to " << target << "\n";
     }

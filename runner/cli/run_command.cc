@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "audit/reviewed_evidence.h"
+#include "shard/reviewed_evidence.h"
 #include "baseline/baseline.h"
 #include "baseline/input_file.h"
 #include "baseline/ratchet.h"
@@ -23,7 +23,7 @@
 #include "cli/score_args.h"
 #include "cli/scorer_client.h"
 #include "cli/tool_sha256.h"
-#include "cli/verified_evidence.h"
+#include "cli/verified_markdown.h"
 #include "compare/terminal_text.h"
 #include "contract/contract_view.h"
 #include "core/args.h"

@@ -1,6 +1,6 @@
 // What a harness upgrade does to every record: two evidence directories compared, the contract
 // field by field and each record as same, regressed, improved, status-changed, added or removed.
-// Pure: it decides from two sides as their verification left them (cli/verified_evidence.h: the
+// Pure: it decides from two sides as their verification left them (shard/verified_evidence.h: the
 // audit's findings and the records as re-derived from their calls, never report.json's word) and
 // never touches a baseline.
 #ifndef RATCHET_COMPARE_COMPARE_H_

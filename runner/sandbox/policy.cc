@@ -165,28 +165,6 @@ const std::vector<std::string>& SandboxSteps() {
   return steps;
 }
 
-namespace {
-std::atomic<int> sandbox_slot{0};
-}  // namespace
-
-std::vector<uid_t> SlotWorkerUids(int slot) {
-  std::vector<uid_t> uids;
-  for (size_t i = 0; i < kWorkerUidCount; ++i) {
-    uids.push_back(kSandboxUid - static_cast<uid_t>(kWorkerUidCount * static_cast<size_t>(slot) + i));
-  }
-  return uids;
-}
-
-bool IsSandboxWorkerUid(uid_t uid) {
-  const uid_t lowest = kSandboxUid - static_cast<uid_t>(kWorkerUidCount * kSandboxSlotCount - 1);
-  return uid <= kSandboxUid && uid >= lowest;
-}
-
-int SandboxSlot() { return sandbox_slot.load(); }
-void SetSandboxSlot(int slot) { sandbox_slot.store(slot); }
-std::vector<uid_t> WorkerUids() { return SlotWorkerUids(SandboxSlot()); }
-uid_t FirstWorkerUid() { return WorkerUids().front(); }
-
 Json SandboxPolicyJson() {
   Json rules = Json::array();
   for (const SyscallRule& rule : SeccompRules()) {

@@ -5,7 +5,7 @@
 #include <iomanip>
 #include <sstream>
 
-#include "audit/reviewed_evidence.h"
+#include "shard/reviewed_evidence.h"
 #include "baseline/ratchet_report.h"
 #include "contract/contract_view.h"
 #include "core/exit_codes.h"

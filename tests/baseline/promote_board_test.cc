@@ -18,7 +18,7 @@
 
 #include "audit/fixture.h"
 #include "baseline/baseline.h"
-#include "audit/reviewed_evidence.h"
+#include "shard/reviewed_evidence.h"
 #include "baseline/ratchet.h"
 #include "baseline/ratchet_report.h"
 #include "core/file.h"

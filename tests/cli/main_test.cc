@@ -5,6 +5,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cstdio>
 #include <filesystem>
 #include <string>
 #include <vector>
@@ -152,6 +153,30 @@ TEST(MainTest, AFifoAmongTheInputsIsRefusedBeforeAnyReaderBlocksOnIt) {
     EXPECT_TRUE(Contains(run.err, c.said)) << c.args[0] << ": " << run.err;
   }
   EXPECT_FALSE(std::filesystem::exists(dir / "draw"));
+}
+
+// The tool reads what the scorer wrote; it never scores, so it links none of the sandbox (whose
+// filter needs libseccomp): ratchet-scorer, beside it, does. Read from the dynamic section of
+// each binary, as `ldd` lists it.
+std::string SharedLibrariesOf(const std::string& binary) {
+  std::string text;
+  FILE* pipe = popen(("ldd '" + binary + "' 2>&1").c_str(), "r");
+  if (pipe == nullptr) return text;
+  char buffer[512];
+  while (fgets(buffer, sizeof buffer, pipe) != nullptr) text += buffer;
+  pclose(pipe);
+  return text;
+}
+
+TEST(MainTest, TheToolLinksNoSandboxAndTheScorerDoes) {
+  const std::filesystem::path tool = std::filesystem::absolute(RatchetBinary());
+  const std::filesystem::path scorer = tool.parent_path() / "ratchet-scorer";
+  ASSERT_TRUE(std::filesystem::exists(scorer)) << scorer;
+  const std::string scorer_libraries = SharedLibrariesOf(scorer);
+  ASSERT_TRUE(Contains(scorer_libraries, "libseccomp")) << scorer_libraries;
+  const std::string tool_libraries = SharedLibrariesOf(tool);
+  ASSERT_TRUE(Contains(tool_libraries, "libc.so")) << tool_libraries;
+  EXPECT_FALSE(Contains(tool_libraries, "libseccomp")) << tool_libraries;
 }
 
 }  // namespace

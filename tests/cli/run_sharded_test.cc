@@ -24,6 +24,9 @@
 #include "evidence/signature.h"
 #include "core/subprocess.h"
 #include "audit/fixture.h"
+#include "baseline/baseline.h"
+#include "baseline/ratchet.h"
+#include "shard/reviewed_evidence.h"
 #include "support/checkout.h"
 #include "support/fast_rules.h"
 #include "support/run_binary.h"
@@ -244,14 +247,7 @@ TEST(ShardedRunTest, ALocalRunIsCollectedVerifiedAndAudited) {
   EXPECT_TRUE(Contains(run.out, "4 shard(s), executor local")) << run.out;
   EXPECT_TRUE(Contains(run.out, "ok: every record as")) << run.out;
   ExpectCompleteAndStanding(out, space.rules());
-  // Compare verifies a sharded run as it does a direct run's evidence; promote says it does not
-  // read one.
-  BinaryRun promote = RunRatchet({"promote", "--baseline", space.baseline(), "--evidence", out,
-                                  "--all-changed", "--reason", "r", "--reviewer", "a test"});
-  EXPECT_EQ(promote.exit_code, 2) << promote.out << promote.err;
-  EXPECT_TRUE(Contains(promote.err, "is a sharded run (ratchet run --executor), which promote "
-                                    "does not read: score the records to promote directly"))
-      << promote.err;
+  // Compare verifies a sharded run as it does a direct run's evidence.
   BinaryRun compare = RunRatchet({"compare", out, out});
   EXPECT_EQ(compare.exit_code, 0) << compare.out << compare.err;
   EXPECT_TRUE(Contains(compare.out, "records: 2 same, 0 regressed")) << compare.out;
@@ -381,6 +377,42 @@ TEST(ShardedRunTest, ALocalRunIsCollectedVerifiedAndAudited) {
     }
     std::filesystem::remove_all(copy);
   }
+
+  // Promote reads a sharded run as it reads a direct run's evidence: verified first, the records'
+  // outcomes the ones its shards' calls give, the run copied beside the baseline whole (from a
+  // folder outside it) and checked there before the baseline names it.
+  TempDir elsewhere;
+  const std::string moved = elsewhere / "sharded";
+  std::filesystem::copy(out, moved, std::filesystem::copy_options::recursive);
+  BinaryRun promote =
+      RunRatchet({"promote", "--baseline", space.baseline(), "--evidence", moved, "--record", "a",
+                  "--record", "b", "--reason", "reviewed from shards", "--reviewer", "a test"});
+  ASSERT_EQ(promote.exit_code, 0) << promote.out << promote.err;
+  EXPECT_TRUE(Contains(promote.out, "promoted a: qualified")) << promote.out;
+  EXPECT_TRUE(Contains(promote.out, "copied " + moved)) << promote.out;
+  Result<Baseline> promoted = LoadBaseline(space.baseline());
+  ASSERT_TRUE(promoted.ok()) << promoted.status().ToString();
+  ASSERT_TRUE(promoted->records.at("a").evidence.has_value());
+  EXPECT_EQ(promoted->records.at("a").evidence->path, "evidence/sharded");
+  EXPECT_EQ(promoted->records.at("a").evidence->manifest_sha256,
+            *Sha256File(out + "/MANIFEST.json"));
+  // The check of reviewed evidence (`ratchet run`'s, promote's) lets the copy stand...
+  RatchetResult reviewed;
+  CheckReviewedEvidence(*promoted, space.dir().path(), {"a", "b"}, &reviewed);
+  EXPECT_TRUE(reviewed.errors.empty()) << reviewed.errors.front().message;
+  // ...and re-derives instead of trusting it: a shard's claimed time rewritten in the copy, with the
+  // shard's manifest made again over it, no longer matches the run's manifest.
+  const std::string copied = space.dir() / "evidence/sharded";
+  const std::string shard = copied + "/shards/" + first_id;
+  ASSERT_TRUE(EditJsonAndRemanifest(shard, "report.json", [&](Json& report) {
+                report["records"][first_record]["ranked_ms"] = 0.001;
+              }).ok());
+  RatchetResult tampered;
+  CheckReviewedEvidence(*promoted, space.dir().path(), {"a", "b"}, &tampered);
+  ASSERT_FALSE(tampered.errors.empty());
+  EXPECT_EQ(tampered.errors.front().code, "evidence-incomplete");
+  EXPECT_TRUE(Contains(tampered.errors.front().message, "does not verify"))
+      << tampered.errors.front().message;
 }
 
 // SIGINT stops the run at once and keeps the shards scored; a shard corrupted meanwhile is

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cstdlib>
 #include <filesystem>
 
@@ -147,15 +148,26 @@ TEST(ContractSourceHash, AToolEditLeavesTheScorerHashAndAScorerEditChangesIt) {
 }
 
 // The line holds in the code too: no file of the scorer includes a header of the tool's folders,
-// whose files the scorer's hash does not cover.
-TEST(ContractSourceHash, NoFileOfTheScorerIncludesOneOfTheTool) {
+// whose files the scorer's hash does not cover, and no build file of the scorer links a library
+// of the tool's.
+TEST(ContractSourceHash, NoFileOfTheScorerIncludesOrLinksOneOfTheTool) {
   const fs::path root = TestSourceDir();
   for (const std::string& path : HashedFiles(root)) {
     Result<std::string> text = ReadFile((root / path).string());
     ASSERT_TRUE(text.ok()) << path;
-    for (const char* folder : {"cli/", "baseline/", "compare/", "audit/"}) {
-      EXPECT_EQ(text->find(std::string("#include \"") + folder), std::string::npos)
-          << path << " includes a header of runner/" << folder;
+    for (const char* folder : {"cli", "baseline", "compare", "audit", "shard"}) {
+      EXPECT_EQ(text->find(std::string("#include \"") + folder + "/"), std::string::npos)
+          << path << " includes a header of runner/" << folder << "/";
+      if (fs::path(path).filename() == "CMakeLists.txt") {
+        const std::string library = std::string("ratchet_") + folder;
+        for (size_t at = text->find(library); at != std::string::npos;
+             at = text->find(library, at + 1)) {
+          const size_t end = at + library.size();
+          const bool whole = end == text->size() || !(std::isalnum(static_cast<unsigned char>(
+                                                          (*text)[end])) || (*text)[end] == '_');
+          EXPECT_FALSE(whole) << path << " names the tool's library " << library;
+        }
+      }
     }
   }
 }

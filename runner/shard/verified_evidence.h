@@ -4,8 +4,8 @@
 // walked as every directory a user hands the tool is (baseline/input_file.h). Its result holds
 // the findings and the records as re-derived from their calls; a consumer shows and counts those,
 // never what a file of the evidence says of itself.
-#ifndef RATCHET_CLI_VERIFIED_EVIDENCE_H_
-#define RATCHET_CLI_VERIFIED_EVIDENCE_H_
+#ifndef RATCHET_SHARD_VERIFIED_EVIDENCE_H_
+#define RATCHET_SHARD_VERIFIED_EVIDENCE_H_
 
 #include <string>
 #include <vector>
@@ -36,19 +36,6 @@ std::vector<std::string> BreakingFindingLines(const AuditResult& result);
 // line (the finding as compare/terminal_text.h shows text from outside).
 std::string DoesNotStand(const AuditResult& result);
 
-// What a Markdown report of evidence that does not stand opens with: a heading that says so, and
-// every finding, as code in a fence none of them can close.
-std::string NotStandingMarkdown(const AuditResult& result);
-
-// A run's Markdown summary (cli/run_report.h) shown only after its evidence is verified: when it
-// does not stand, the summary opens by saying so, with every finding, before what its files say.
-struct VerifiedMarkdown {
-  std::string text;
-  bool stands = false;
-};
-Result<VerifiedMarkdown> MarkdownOfVerified(const std::string& dir,
-                                            const EvidenceAuditOptions& options);
-
 }  // namespace ratchet
 
-#endif  // RATCHET_CLI_VERIFIED_EVIDENCE_H_
+#endif  // RATCHET_SHARD_VERIFIED_EVIDENCE_H_

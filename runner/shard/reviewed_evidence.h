@@ -1,9 +1,9 @@
-// The evidence a baseline's records were reviewed from, verified as every consumer verifies
-// evidence: audited (its outcomes and times re-derived from its calls), and each record pinned to
+// The evidence a baseline's records were reviewed from (a direct run's or a sharded run's),
+// verified as every consumer verifies evidence (shard/verified_evidence.h): audited (its outcomes and times re-derived from its calls), and each record pinned to
 // it: the band, the expected outcome and the reviewed time the baseline holds must be the ones the
 // evidence's calls give. `ratchet run --baseline` and `ratchet promote` check it.
-#ifndef RATCHET_AUDIT_REVIEWED_EVIDENCE_H_
-#define RATCHET_AUDIT_REVIEWED_EVIDENCE_H_
+#ifndef RATCHET_SHARD_REVIEWED_EVIDENCE_H_
+#define RATCHET_SHARD_REVIEWED_EVIDENCE_H_
 
 #include <string>
 #include <vector>
@@ -25,4 +25,4 @@ void CheckReviewedEvidence(const Baseline& baseline, const std::string& folder,
 
 }  // namespace ratchet
 
-#endif  // RATCHET_AUDIT_REVIEWED_EVIDENCE_H_
+#endif  // RATCHET_SHARD_REVIEWED_EVIDENCE_H_

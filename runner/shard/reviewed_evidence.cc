@@ -1,10 +1,9 @@
-#include "audit/reviewed_evidence.h"
+#include "shard/reviewed_evidence.h"
 
 #include <map>
 #include <optional>
 
 #include "audit/evidence.h"
-#include "audit/run_rule_set.h"
 #include "baseline/input_file.h"
 #include "contract/contract_view.h"
 #include "evidence/layout.h"
@@ -12,6 +11,8 @@
 #include "evidence/signature.h"
 #include "rules/pyformat.h"
 #include "rules/rule_set.h"
+#include "shard/run_summary.h"
+#include "shard/verified_evidence.h"
 
 namespace ratchet {
 
@@ -24,31 +25,24 @@ struct Reviewed {
   AuditResult audit;
 };
 
-// The audit of reviewed evidence: under the rule set its contract locks, compiled in; else the
-// baseline's own (a baseline reviewed under a rule-set file keeps its document); else the one
-// the run named in its report (audit/run_rule_set.h), the one promote audited it with (its bytes are pinned by the
-// manifest sha256 the baseline names, and the audit checks that the contract locks it).
+// The audit of reviewed evidence, by VerifyEvidence: under the baseline's own rule set when the
+// run's contract locks it (a baseline reviewed under a rule-set file keeps its document); else
+// under the one compiled in that the contract locks, or the one the run named in its report
+// (audit/run_rule_set.h), the one promote audited it with (its bytes are pinned by the manifest
+// sha256 the baseline names, and the audit checks that the contract locks it).
 Status AuditReviewed(const Baseline& baseline, const std::string& path,
                      const EvidenceSummary& summary, AuditResult* audit) {
   EvidenceAuditOptions options;
   options.recount = false;  // its bytes are the ones promote audited whole (evidence.h)
-  audit->path = path;
-  Status status = AuditEvidence(path, options, audit);
-  if (status.code() != Status::Code::kUsage) return status;
   const std::string locked = ContractView(summary.contract).rules_sha256().value_or("");
-  std::optional<RuleSet> rules;
   if (baseline.rule_set.is_object()) {
     Result<RuleSet> kept = ParseRuleSet(baseline.rule_set.dump(), "the baseline's rule set");
-    if (kept.ok() && kept->sha256 == locked) rules = *kept;
+    if (kept.ok() && kept->sha256 == locked) options.rules = *kept;
   }
-  if (!rules) rules = RunNamedRuleSet(summary.report, locked);
-  if (rules) {
-    *audit = AuditResult{};
-    audit->path = path;
-    options.rules = *rules;
-    return AuditEvidence(path, options, audit);
-  }
-  return status;
+  Result<AuditResult> verified = VerifyEvidence(path, options);
+  if (!verified.ok()) return verified.status();
+  *audit = std::move(verified).value();
+  return Status::Ok();
 }
 
 Reviewed ReadReviewed(const Baseline& baseline, const std::string& path) {
@@ -57,7 +51,7 @@ Reviewed ReadReviewed(const Baseline& baseline, const std::string& path) {
   // JSON nested deep enough to crash a parser).
   reviewed.error = CheckInputTree(path, "its reviewed evidence");
   if (!reviewed.error.ok()) return reviewed;
-  Result<EvidenceSummary> summary = ReadEvidence(path);
+  Result<EvidenceSummary> summary = ReadRunSummary(path);
   if (!summary.ok()) {
     reviewed.error = summary.status();
     return reviewed;
