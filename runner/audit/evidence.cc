@@ -428,7 +428,8 @@ void TallyChecked(const EvidenceContext& context, AuditResult* result) {
 
 }  // namespace
 
-void AuditSignature(const std::string& dir, const std::string& manifest_file, AuditResult* result) {
+void AuditSignature(const std::string& dir, const std::string& manifest_file, AuditResult* result,
+                    const std::string& read_manifest_sha256) {
   const SignatureCheck check = CheckSignature(dir, manifest_file);
   if (!check.present) {
     result->Note(kSignatureFile, "unsigned: no signature binds " + manifest_file +
@@ -436,6 +437,11 @@ void AuditSignature(const std::string& dir, const std::string& manifest_file, Au
                                      "would not be seen (sign with --sign KEY)");
   } else if (!check.valid) {
     result->Breaks(kSignatureFile, check.problem);
+  } else if (!read_manifest_sha256.empty() && check.manifest_sha256 != read_manifest_sha256) {
+    result->Breaks(manifest_file,
+                   manifest_file + " changed while it was read: the audit read bytes of sha256 " +
+                       read_manifest_sha256 + ", the signature verified bytes of sha256 " +
+                       check.manifest_sha256);
   } else {
     result->signed_by = check.public_hex;
     result->Checked("signed by key " + KeyId(check.public_hex) + " (public key " +
@@ -469,7 +475,9 @@ Status AuditEvidence(const std::string& dir, const EvidenceAuditOptions& options
   CheckLaneId(facts, result);
   CheckFilesAgainstManifest(facts, result);
   CheckStatus(facts, result);
-  if (options.signature) AuditSignature(dir, kManifestFile, result);
+  if (options.signature) {
+    AuditSignature(dir, kManifestFile, result, facts.summary.manifest_sha256);
+  }
   CheckSeed(&facts, result);
   CheckTopLevelEntries(facts, result);
   CheckLockedRuleSet(facts, result);

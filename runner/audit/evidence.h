@@ -42,9 +42,11 @@ struct EvidenceAuditOptions {
 
 // SIGNATURE.json of `dir` against its `manifest_file`: one that verifies is checked and names its
 // key (result->signed_by), one that does not is a finding, none is a note saying the evidence is
-// unsigned (no check can then tell a consistent rewrite: docs/audit.md).
-void AuditSignature(const std::string& dir, const std::string& manifest_file,
-                    AuditResult* result);
+// unsigned (no check can then tell a consistent rewrite: docs/audit.md). `read_manifest_sha256`,
+// when not empty, is the sha256 of the manifest bytes the caller read and audited: a signature
+// over other bytes (the file changed between the two reads) is a finding too.
+void AuditSignature(const std::string& dir, const std::string& manifest_file, AuditResult* result,
+                    const std::string& read_manifest_sha256 = "");
 
 // Errors: what is not an evidence directory (BadInput, as ReadEvidence says), a rule set given
 // other than the one the contract locks, or none given where no embedded one is it (Usage: it

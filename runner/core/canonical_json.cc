@@ -159,6 +159,12 @@ std::string FindDuplicateKey(std::string_view text) {
 }  // namespace
 
 Result<Json> ParseJson(std::string_view text, const std::string& what) {
+  // The parser would skip a byte-order mark: two byte strings, one document, and a sha256 of the
+  // bytes that no longer names what was read.
+  if (text.substr(0, 3) == "\xEF\xBB\xBF") {
+    return Status::BadInput(what +
+                            " starts with a UTF-8 byte-order mark; save it as UTF-8 without one");
+  }
   try {
     Json parsed = Json::parse(text.begin(), text.end());
     const std::string duplicate = FindDuplicateKey(text);

@@ -20,6 +20,7 @@ Result<std::string> CanonicalJson(const Json& value);
 Result<std::string> CanonicalSha256(const Json& value);
 
 // Parses `text`; an error names `what` (a file path, usually) and the byte where parsing stopped.
+// A leading UTF-8 byte-order mark is refused, not skipped.
 Result<Json> ParseJson(std::string_view text, const std::string& what);
 
 // "a.b[3].c"-style paths for error messages about a field.

@@ -2,7 +2,8 @@
 // compiler's output, a worker's log) reach the operator's terminal in its messages, and a
 // control character among them could retitle, blank or rewrite that terminal. Every C0 control
 // but newline and tab, DEL, and every C1 control (U+0080-U+009F, as UTF-8) is printed as text
-// instead: \x1b, \x7f, \u009b.
+// instead: \x1b, \x7f, \u009b. So is every byte that is not part of valid UTF-8 (\x9b, \xc0),
+// since a terminal that reads bytes as 8-bit characters takes a lone 0x9b for CSI.
 #ifndef RATCHET_CORE_ESCAPING_STREAM_H_
 #define RATCHET_CORE_ESCAPING_STREAM_H_
 
@@ -23,8 +24,13 @@ class EscapingBuf : public std::streambuf {
 
  private:
   bool Put(const std::string& text);
+  bool Begin(unsigned char byte);
+  bool Continue(unsigned char byte);
+  bool EscapePending();
   std::streambuf* sink_;
-  bool lead_c2_ = false;  // the last byte was 0xC2, which may begin a C1 control
+  // The bytes so far of a UTF-8 sequence not yet complete: held until it completes or breaks,
+  // since bytes may come one at a time.
+  std::string pending_;
 };
 
 // An ostream over `sink`'s buffer that escapes as above.

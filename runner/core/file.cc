@@ -13,11 +13,37 @@
 namespace ratchet {
 namespace {
 
+// `path` opened for reading. Opened without blocking, since opening a FIFO for reading waits
+// for a writer that may never come; a FIFO is refused, and anything else (a file, a device,
+// which a reader bounds) is read with blocking reads as usual.
+Result<int> OpenForReading(const std::string& path) {
+  int fd = open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0) return Status::IOError("open " + path, errno);
+  struct stat info;
+  if (fstat(fd, &info) != 0) {
+    int error = errno;
+    close(fd);
+    return Status::IOError("fstat " + path, error);
+  }
+  if (S_ISFIFO(info.st_mode)) {
+    close(fd);
+    return Status::BadInput(path + " is a FIFO (a named pipe), not a regular file: name a file");
+  }
+  int flags = fcntl(fd, F_GETFL);
+  if (flags < 0 || fcntl(fd, F_SETFL, flags & ~O_NONBLOCK) != 0) {
+    int error = errno;
+    close(fd);
+    return Status::IOError("fcntl " + path, error);
+  }
+  return fd;
+}
+
 // The one read loop: `path` in chunks of up to `chunk_bytes`, stopping after `limit` bytes.
 Status ReadChunks(const std::string& path, size_t chunk_bytes, size_t limit,
                   const std::function<void(const char* data, size_t size)>& sink) {
-  int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return Status::IOError("open " + path, errno);
+  Result<int> opened = OpenForReading(path);
+  if (!opened.ok()) return opened.status();
+  const int fd = *opened;
   std::vector<char> buffer(chunk_bytes);
   size_t done = 0;
   while (done < limit) {

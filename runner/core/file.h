@@ -12,11 +12,12 @@
 
 namespace ratchet {
 
-// The whole file, or its first `limit` bytes.
+// The whole file, or its first `limit` bytes. A FIFO is BadInput at once, never waited on (its
+// open would block until a writer came); a device is read, up to `limit`.
 Result<std::string> ReadFile(const std::string& path, size_t limit = std::string::npos);
 
 // Streams the file through `sink` in chunks of up to `chunk_bytes`, in order; an error names the
-// path and the syscall.
+// path and the syscall. A FIFO is refused as by ReadFile.
 Status ForEachChunk(const std::string& path, size_t chunk_bytes,
                     const std::function<void(const char* data, size_t size)>& sink);
 

@@ -50,6 +50,21 @@ Result<Pkey> ReadPrivateKey(std::string_view pem, const std::string& what) {
   return key;
 }
 
+// Why `key_id` does not name the key `public_hex`, or "" when it does. The key_id is the file's
+// word, shown only when it is 16 hex digits, so that it cannot carry text of its own.
+std::string KeyIdProblem(const Json& key_id, const std::string& public_hex) {
+  const std::string id = KeyId(public_hex);
+  if (!key_id.is_string()) {
+    return "key_id is missing or not a string (public_key's id is " + id + ")";
+  }
+  const std::string& given = key_id.get_ref<const std::string&>();
+  if (given == id) return "";
+  const bool hex16 =
+      given.size() == 16 && given.find_first_not_of("0123456789abcdef") == std::string::npos;
+  if (!hex16) return "key_id is not 16 hex digits (public_key's id is " + id + ")";
+  return "key_id " + given + " does not name public_key (whose id is " + id + ")";
+}
+
 Result<std::string> RawPublicHex(EVP_PKEY* key) {
   unsigned char raw[kRawKeyBytes];
   size_t size = sizeof raw;
@@ -190,7 +205,11 @@ SignatureCheck CheckSignature(const std::string& dir, const std::string& manifes
                     " was not signed by key " + KeyId(check.public_hex);
     return check;
   }
+  const Json key_id = doc->value("key_id", Json());
+  check.problem = KeyIdProblem(key_id, check.public_hex);
+  if (!check.problem.empty()) return check;
   check.valid = true;
+  check.manifest_sha256 = manifest_sha256;
   return check;
 }
 

@@ -41,9 +41,13 @@ struct SignatureCheck {
   bool valid = false;      // ...and verifies against MANIFEST.json's bytes
   std::string public_hex;  // the key it names (when readable)
   std::string problem;     // why it does not verify
+  // When valid: the sha256 of the manifest bytes it verified, for a caller that read the
+  // manifest itself to hold them to (the file may have changed between the two reads).
+  std::string manifest_sha256;
 };
 // Checks DIR/SIGNATURE.json against DIR/MANIFEST.json (`manifest_file` names it, for a run whose
-// manifest has another name). A missing SIGNATURE.json is not present, and no problem.
+// manifest has another name). A missing SIGNATURE.json is not present, and no problem. Its key_id
+// must be KeyId(public_key): a message names the signer by it.
 SignatureCheck CheckSignature(const std::string& dir,
                               const std::string& manifest_file = "MANIFEST.json");
 

@@ -93,8 +93,10 @@ std::string FirstFinding(const AuditResult& audit) {
 
 // A baseline that lists its reviewers' keys holds its evidence to them, as promote does: evidence
 // rewritten consistently, with its manifest sha256 in the baseline edited to match, verifies
-// against its manifest but not against a reviewer's signature.
-std::string Unsigned(const Baseline& baseline, const std::string& path) {
+// against its manifest but not against a reviewer's signature. The signature must be over the
+// manifest bytes that were read and held to the baseline (`read_manifest_sha256`).
+std::string Unsigned(const Baseline& baseline, const std::string& path,
+                     const std::string& read_manifest_sha256) {
   if (baseline.reviewers.empty()) return "";
   const SignatureCheck signature = CheckSignature(path);
   if (!signature.present) {
@@ -102,6 +104,10 @@ std::string Unsigned(const Baseline& baseline, const std::string& path) {
            "reviewers' keys";
   }
   if (!signature.valid) return "its SIGNATURE.json does not verify: " + signature.problem;
+  if (signature.manifest_sha256 != read_manifest_sha256) {
+    return "its MANIFEST.json changed while it was read: the bytes read have sha256 " +
+           read_manifest_sha256 + ", the ones its signature verified " + signature.manifest_sha256;
+  }
   if (ReviewerOf(baseline, signature.public_hex).empty()) {
     return "it is signed by key " + KeyId(signature.public_hex) +
            ", which is not among the baseline's reviewers";
@@ -149,7 +155,9 @@ std::string WhyNotReviewed(const Baseline& baseline, const std::string& id,
   if (!reviewed.summary.complete || !reviewed.summary.findings.empty()) {
     return "does not verify: " + Unverified(reviewed.summary);
   }
-  if (std::string why = Unsigned(baseline, path); !why.empty()) return ": " + why;
+  if (std::string why = Unsigned(baseline, path, reviewed.summary.manifest_sha256); !why.empty()) {
+    return ": " + why;
+  }
   if (!reviewed.error.ok()) return "cannot be audited: " + reviewed.error.message();
   if (reviewed.audit.verdict() != AuditVerdict::kStands) {
     return "does not stand under `ratchet audit " + path + "`: " + FirstFinding(reviewed.audit);

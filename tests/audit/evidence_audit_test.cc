@@ -7,10 +7,13 @@
 #include <fstream>
 
 #include "audit/audit.h"
+#include "audit/evidence.h"
 #include "contract/contract.h"
 #include "core/file.h"
+#include "core/sha256.h"
 #include "evidence/layout.h"
 #include "evidence/manifest.h"
+#include "evidence/signature.h"
 #include "fixture.h"
 #include "rules/rule_set.h"
 #include "support/run_binary.h"
@@ -511,6 +514,33 @@ TEST(EvidenceAuditBundledTest, AnEnergyColumnOfAnotherBoardBreaksTheClaim) {
   EXPECT_TRUE(HasFinding(result, energy + ": device.uuid",
                          "but contract.json's observed.device_uuid is \"GPU-"))
       << Findings(result);
+}
+
+// The signature must be over the manifest the audit read: a MANIFEST.json swapped between the
+// audit's read and the signature's (here, the audit is handed another sha256) does not stand.
+TEST(EvidenceAuditSignatureTest, ASignatureOverOtherManifestBytesThanTheAuditReadBreaks) {
+  TempDir dir;
+  Result<KeyPair> key = NewKeyPair();
+  ASSERT_TRUE(key.ok());
+  FixtureOptions options;
+  options.signing_key = key->private_pem;
+  ASSERT_TRUE(WriteFixture(dir / "ev", options).ok());
+  const std::string read = Sha256Hex(*ReadFile(dir / "ev/" + kManifestFile));
+
+  AuditResult same;
+  AuditSignature(dir / "ev", kManifestFile, &same, read);
+  EXPECT_EQ(same.verdict(), AuditVerdict::kStands) << Findings(same);
+  EXPECT_EQ(same.signed_by, key->public_hex);
+
+  AuditResult other;
+  const std::string swapped = Sha256Hex("another manifest");
+  AuditSignature(dir / "ev", kManifestFile, &other, swapped);
+  EXPECT_EQ(other.verdict(), AuditVerdict::kDoesNotStand) << Findings(other);
+  const std::string finding =
+      "MANIFEST.json changed while it was read: the audit read bytes of sha256 " + swapped +
+      ", the signature verified bytes of sha256 " + read;
+  EXPECT_TRUE(HasFinding(other, kManifestFile, finding)) << Findings(other);
+  EXPECT_EQ(other.signed_by, "");
 }
 
 }  // namespace

@@ -27,7 +27,40 @@ TEST(EscapingStreamTest, ControlCharactersArePrintedAsText) {
 TEST(EscapingStreamTest, C1ControlsInUtf8AreEscapedAndOtherCharactersKept) {
   EXPECT_EQ(EscapeControls("\xc2\x9b" "2J"), "\\u009b2J");           // CSI: clear the screen
   EXPECT_EQ(EscapeControls("caf\xc3\xa9 \xc2\xb5s"), "caf\xc3\xa9 \xc2\xb5s");  // é, µ
-  EXPECT_EQ(EscapeControls("ends with \xc2"), "ends with \xc2");
+  EXPECT_EQ(EscapeControls("ends with \xc2"), "ends with \\xc2");
+}
+
+// `text` written into an EscapingStream one byte per put(), as a writer that streams does.
+std::string EscapedBytewise(const std::string& text) {
+  std::ostringstream sink;
+  {
+    EscapingStream out(sink);
+    for (char c : text) out.put(c);
+  }
+  return sink.str();
+}
+
+// A byte outside valid UTF-8 is printed as \xNN: an 8-bit terminal takes a lone 0x9b for CSI.
+// Valid UTF-8 passes as it is, however its bytes arrive.
+TEST(EscapingStreamTest, BytesOutsideValidUtf8AreEscapedAndValidUtf8Kept) {
+  const std::pair<std::string, std::string> cases[] = {
+      {"\x9b\x32J", "\\x9b2J"},                      // a lone 0x9b: CSI to an 8-bit terminal
+      {"\xc2\x41", "\\xc2A"},                        // a lead byte, then no continuation
+      {"at the end \xc2", "at the end \\xc2"},       // a lead byte, then nothing
+      {"cut \xe2\x82", "cut \\xe2\\x82"},            // the euro sign's first two bytes
+      {"\xe2\x82\x41", "\\xe2\\x82A"},               // ...and then a byte that breaks it
+      {"\xc0\xaf", "\\xc0\\xaf"},                    // '/' written overlong
+      {"\xe0\x80\xaf", "\\xe0\\x80\\xaf"},           // '/' overlong in three bytes
+      {"\xed\xa0\x80", "\\xed\\xa0\\x80"},           // a surrogate (U+D800)
+      {"\xf4\x90\x80\x80", "\\xf4\\x90\\x80\\x80"},  // past U+10FFFF
+      {"\xff\xfe", "\\xff\\xfe"},
+      {"\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80", "\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80"},  // é€😀
+      {"\xc2\x9b\x32J", "\\u009b2J"},  // the C1 control CSI, in UTF-8
+  };
+  for (const auto& [text, printed] : cases) {
+    EXPECT_EQ(EscapeControls(text), printed);
+    EXPECT_EQ(EscapedBytewise(text), printed);
+  }
 }
 
 TEST(EscapingStreamTest, QuotedLinesMarkEveryLineAfterTheFirst) {

@@ -85,5 +85,16 @@ TEST(ParseJsonTest, NumberTooLargeForADoubleIsBadInputNamingTheSource) {
       << parsed.status().message();
 }
 
+// A byte-order mark would make two byte strings (with it and without) read as one document.
+TEST(ParseJsonTest, AByteOrderMarkIsBadInputNamingTheSource) {
+  Result<Json> parsed = ParseJson("\xEF\xBB\xBF{\"a\": 1}", "claim.json");
+  ASSERT_FALSE(parsed.ok());
+  EXPECT_EQ(parsed.status().code(), Status::Code::kBadInput);
+  EXPECT_EQ(parsed.status().message(),
+            "claim.json starts with a UTF-8 byte-order mark; save it as UTF-8 without one");
+  // The same bytes elsewhere are only the character U+FEFF in a string.
+  EXPECT_EQ((*ParseJson("{\"a\": \"\xEF\xBB\xBF\"}", "claim.json"))["a"], "\xEF\xBB\xBF");
+}
+
 }  // namespace
 }  // namespace ratchet

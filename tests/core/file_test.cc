@@ -5,7 +5,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <filesystem>
+#include <future>
 
 #include "support/temp_dir.h"
 
@@ -95,6 +97,33 @@ TEST(ReadFileTest, StopsAtTheLimit) {
                 streamed.append(data, size);
               }).ok());
   EXPECT_EQ(streamed, std::string(200000, 'a'));
+}
+
+// A FIFO with no writer would block open() for good: refused at once, by both readers. Run
+// aside, so that a reader that waits fails the test instead of hanging it.
+TEST(ReadFileTest, RefusesAFifoWithoutWaitingForAWriter) {
+  TempDir dir;
+  const std::string fifo = dir / "records.json";
+  ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
+  auto read = std::async(std::launch::async, [&] { return ReadFile(fifo).status(); });
+  auto streamed = std::async(std::launch::async,
+                             [&] { return ForEachChunk(fifo, 4096, [](const char*, size_t) {}); });
+  const bool read_returned = read.wait_for(std::chrono::seconds(10)) == std::future_status::ready;
+  const bool streamed_returned =
+      streamed.wait_for(std::chrono::seconds(10)) == std::future_status::ready;
+  if (!read_returned || !streamed_returned) {
+    // Let the blocked open() return, so that the futures' destructors can join their threads.
+    int writer = open(fifo.c_str(), O_WRONLY | O_NONBLOCK | O_CLOEXEC);
+    if (writer >= 0) close(writer);
+    FAIL() << "a reader of a FIFO waited for a writer";
+  }
+  for (const Status& status : {read.get(), streamed.get()}) {
+    EXPECT_EQ(status.code(), Status::Code::kBadInput);
+    EXPECT_EQ(status.message(),
+              fifo + " is a FIFO (a named pipe), not a regular file: name a file");
+  }
+  // A device is still read, up to the limit.
+  EXPECT_EQ(*ReadFile("/dev/zero", 3), std::string(3, '\0'));
 }
 
 // A path a user names that cannot be read as a file is their mistake: BadInput (exit 2),

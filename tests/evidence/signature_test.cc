@@ -1,6 +1,7 @@
 // SIGNATURE.json: a key pair made, a manifest signed as the writer's last step, and what does not
 // verify: a manifest rewritten after it was signed (every hash recomputed), a signature made by
-// another key than the one it names, a damaged signature, a key that is not Ed25519.
+// another key than the one it names, a key_id that does not name its key, a damaged signature,
+// a key that is not Ed25519.
 #include "evidence/signature.h"
 
 #include <gtest/gtest.h>
@@ -61,6 +62,8 @@ TEST(SignatureTest, AKeyPairSignsAManifestThatThenVerifies) {
   EXPECT_TRUE(check.present);
   EXPECT_TRUE(check.valid) << check.problem;
   EXPECT_EQ(check.public_hex, key->public_hex);
+  // The manifest bytes it verified, for a caller that read them too to hold them to.
+  EXPECT_EQ(check.manifest_sha256, Sha256Hex(*ReadFile(dir + "/" + kManifestFile)));
 
   // Unsigned: not present, and no problem.
   const std::string plain = temp / "plain";
@@ -77,7 +80,7 @@ TEST(SignatureTest, WhatWasChangedAfterSigningDoesNotVerify) {
   struct Case {
     const char* name;
     std::function<void(const std::string& dir)> change;
-    const char* problem;
+    std::string problem;
   };
   const std::vector<Case> cases = {
       {"a consistent rewrite: a file changed and the manifest made to match",
@@ -121,7 +124,30 @@ TEST(SignatureTest, WhatWasChangedAfterSigningDoesNotVerify) {
          ASSERT_TRUE(WriteFileAtomic(dir + "/" + kSignatureFile, signature.dump()).ok());
        },
        "the signature does not verify"},
-      {"not JSON", [](const std::string& dir) {
+      {"key_id naming another key",
+       [&](const std::string& dir) {
+         Json signature = Json::parse(*ReadFile(dir + "/" + kSignatureFile));
+         signature["key_id"] = KeyId(other->public_hex);
+         ASSERT_TRUE(WriteFileAtomic(dir + "/" + kSignatureFile, signature.dump()).ok());
+       },
+       "key_id " + KeyId(other->public_hex) + " does not name public_key (whose id is " +
+           KeyId(key->public_hex) + ")"},
+      {"key_id removed",
+       [](const std::string& dir) {
+         Json signature = Json::parse(*ReadFile(dir + "/" + kSignatureFile));
+         signature.erase("key_id");
+         ASSERT_TRUE(WriteFileAtomic(dir + "/" + kSignatureFile, signature.dump()).ok());
+       },
+       "key_id is missing or not a string (public_key's id is " + KeyId(key->public_hex) + ")"},
+      {"key_id that is text of its own",
+       [](const std::string& dir) {
+         Json signature = Json::parse(*ReadFile(dir + "/" + kSignatureFile));
+         signature["key_id"] = "\x1b[2J the reviewer";
+         ASSERT_TRUE(WriteFileAtomic(dir + "/" + kSignatureFile, signature.dump()).ok());
+       },
+       "key_id is not 16 hex digits (public_key's id is " + KeyId(key->public_hex) + ")"},
+      {"not JSON",
+       [](const std::string& dir) {
          ASSERT_TRUE(WriteFileAtomic(dir + "/" + kSignatureFile, "signed, honestly\n").ok());
        },
        "not a JSON object"},
@@ -134,6 +160,7 @@ TEST(SignatureTest, WhatWasChangedAfterSigningDoesNotVerify) {
     EXPECT_TRUE(check.present) << c.name;
     EXPECT_FALSE(check.valid) << c.name;
     EXPECT_TRUE(Contains(check.problem, c.problem)) << c.name << ": " << check.problem;
+    EXPECT_EQ(check.manifest_sha256, "") << c.name;
   }
 }
 
