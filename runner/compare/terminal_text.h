@@ -10,7 +10,8 @@
 namespace ratchet {
 
 // `text` on one line: newline, carriage return and tab as \n, \r and \t, every other control
-// character as EscapeControls writes it (\x1b, \x7f, \u009b). Anything else is kept.
+// character as EscapeControls writes it (\x1b, \x7f, \u009b), and every byte outside valid UTF-8
+// as \xNN. Valid UTF-8 is kept.
 std::string TerminalText(std::string_view text);
 
 }  // namespace ratchet

@@ -350,10 +350,12 @@ Status SignShard(const std::string& folder, const std::string& signing_key) {
   return WriteFileAtomic(folder + "/" + kSignatureFile, signature->dump(2) + "\n");
 }
 
-std::vector<std::string> CheckShardedRunManifest(const std::string& dir, const ShardedRun& run) {
+std::vector<std::string> CheckShardedRunManifest(const std::string& dir, const ShardedRun& run,
+                                                 std::string* read_sha256) {
   std::vector<std::string> problems;
   const std::string path = dir + "/" + kShardedRunManifestFile;
   Result<std::string> text = ReadFile(path, 16u << 20);
+  if (read_sha256 != nullptr) *read_sha256 = text.ok() ? Sha256Hex(*text) : "";
   if (!text.ok()) return {kShardedRunManifestFile + std::string(": ") + text.status().message()};
   Result<Json> json = ParseJson(*text, path);
   if (!json.ok() || !json->is_object() || !json->value("files", Json()).is_object()) {

@@ -104,8 +104,11 @@ Status WriteShardedRunManifest(const std::string& dir, const ShardedRun& run,
 // SIGNATURE.json in a shard's folder, over the shard's MANIFEST.json, with `signing_key` (a
 // private key's PEM): written by the run's process once it has verified the shard.
 Status SignShard(const std::string& folder, const std::string& signing_key);
-// What is wrong with MANIFEST.json against the files (empty when it matches).
-std::vector<std::string> CheckShardedRunManifest(const std::string& dir, const ShardedRun& run);
+// What is wrong with MANIFEST.json against the files (empty when it matches). `read_sha256`, when
+// given, is set to the sha256 of the MANIFEST.json bytes checked ("" when it cannot be read), so
+// that the signature can be held to those very bytes.
+std::vector<std::string> CheckShardedRunManifest(const std::string& dir, const ShardedRun& run,
+                                                 std::string* read_sha256 = nullptr);
 
 }  // namespace ratchet
 

@@ -239,10 +239,11 @@ Status AuditShardedRun(const std::string& dir, const EvidenceAuditOptions& given
                                          ", not complete: it was never collected (`ratchet run "
                                          "--resume` goes on with it)");
   }
-  for (const std::string& problem : CheckShardedRunManifest(dir, run)) {
+  std::string manifest_sha256;  // of the bytes checked: the signature must be over those
+  for (const std::string& problem : CheckShardedRunManifest(dir, run, &manifest_sha256)) {
     result->Breaks(kShardedRunManifestFile, problem);
   }
-  AuditSignature(dir, kShardedRunManifestFile, result);
+  AuditSignature(dir, kShardedRunManifestFile, result, manifest_sha256);
   // The key run.json names is the one that signed the run, and each shard as it was verified.
   if (run.signer != result->signed_by) {
     result->Breaks(file + ": signer",
