@@ -471,6 +471,7 @@ Status AuditEvidence(const std::string& dir, const EvidenceAuditOptions& options
   facts.context.recount = options.recount;
   facts.context.datasets = options.datasets;
   result->format = "a ratchet evidence directory (status " + facts.summary.status + ")";
+  result->manifest_sha256 = facts.summary.manifest_sha256;
 
   CheckLaneId(facts, result);
   CheckFilesAgainstManifest(facts, result);

@@ -154,9 +154,32 @@ void CheckNothingElseInRunFolder(const RunFacts& run, AuditResult* result) {
 // no column in the evidence, a note.
 void CheckNoEnergyClaimed(const RunFacts& run, AuditResult* result) {
   const Json& claimed = run.report_run.energy;
+  const std::string where = "report.json: " + JoinPath(run.report_path, "energy");
   if (claimed.is_object() && claimed.value("mj_per_call", Json()).is_number()) {
-    result->Breaks("report.json: " + JoinPath(run.report_path, "energy"),
-                   "claims an energy column, but the run has no energy.json");
+    result->Breaks(where, "claims an energy column, but the run has no energy.json");
+    return;
+  }
+  // What the scorer says of a qualified run on a lane without a GPU, re-derived from the device
+  // its calls' workers named (or nothing, null): on such a lane, no other text stands in the
+  // report without a file behind it.
+  const Json device = run.calls && !run.calls->empty() && run.calls->front().worker.is_object()
+                          ? run.calls->front().worker.value("device", Json())
+                          : Json();
+  if (run.outcome.qualified && device.is_string() && device != Json("cuda")) {
+    const std::string lane =
+        device != Json("cpu") ? "\"" + device.get<std::string>() + "\"" : std::string("CPU");
+    const Json derived = {{"mj_per_call", nullptr},
+                          {"reason", "a " + lane +
+                                         " lane has no energy column (it is read from a GPU's "
+                                         "energy counter)"}};
+    if (!claimed.is_null() && claimed != derived) {
+      result->Breaks(where, JsonShown(claimed) + ", but a run on a " + lane +
+                                " lane has no energy column, and the scorer says so as " +
+                                JsonShown(derived));
+    }
+  } else if (run.outcome.known && !run.outcome.qualified && !claimed.is_null()) {
+    result->Breaks(where, JsonShown(claimed) + ", but a run that did not qualify has no energy "
+                                               "column and no reason for one");
   }
   if (run.outcome.qualified &&
       ContractView(run.context.contract).device_kind().found_or_null() == Json("cuda")) {

@@ -72,6 +72,10 @@ struct AuditResult : public FieldFindings {
   // The public key (64 hex digits) of a SIGNATURE.json that verifies against the manifest; ""
   // when the evidence is unsigned or its signature does not verify (a finding).
   std::string signed_by;
+  // The sha256 of an evidence directory's MANIFEST.json as the audit read it ("" when there is
+  // none; ReadEvidence reads the file for its entries and for this hash apart): what a
+  // signature, or a manifest over this one, must be held to.
+  std::string manifest_sha256;
   // A reference scorer record whose calls could be re-judged: what it claims.
   std::optional<ReferenceClaim> reference;
 

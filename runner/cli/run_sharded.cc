@@ -346,7 +346,7 @@ int Drive(RunState& state, const RunRequest& request, const ShardedRunOptions& o
     if (!verified.ok()) return verified.status();
     if (!verified->stands()) return Status::BadInput(verified->why_not());
     if (!request.options.signing_key) return Status::Ok();
-    return SignShard(folder, *request.options.signing_key);
+    return SignShard(folder, *request.options.signing_key, verified->audit.manifest_sha256);
   };
   ShardScheduler scheduler(executor.get(), options.max_attempts, verify);
   std::map<std::string, size_t>& earlier = state.earlier;
@@ -450,11 +450,19 @@ int Drive(RunState& state, const RunRequest& request, const ShardedRunOptions& o
     if (!added) break;
   }
 
-  // Collect: every shard verified again, the records assembled, the run held to the baseline.
+  // Collect: every shard verified again, the records assembled, the run held to the baseline;
+  // then sealed (and signed) over the shard manifests as collect verified them.
+  std::map<std::string, std::string> verified_manifests;
   Result<RunOutcome> collected =
       CollectShards(state.dir, run, *verification, state.gpu, request,
-                    verification->options.rules->document, records, notes);
+                    verification->options.rules->document, records, notes, &verified_manifests);
   if (!collected.ok()) return fail(collected.status());
+  // A shard changed since collect verified it fails the run while --resume can verify it again.
+  Status as_verified = CheckShardsAsVerified(state.dir, run, verified_manifests);
+  if (!as_verified.ok()) {
+    return fail(Status::BadInput(as_verified.message() + "; `ratchet run --resume " + state.dir +
+                                 "` verifies it again"));
+  }
   const RunOutcome& outcome = *collected;
   run.report = Json{{"records", ReportRecordsJson(outcome.records)},
                     {kRatchetReportKey, RatchetPartOf(request, outcome)}};
@@ -469,7 +477,12 @@ int Drive(RunState& state, const RunRequest& request, const ShardedRunOptions& o
   if (written.ok()) {
     std::error_code ignored;
     std::filesystem::remove_all(state.dir + "/plans", ignored);
-    written = WriteShardedRunManifest(state.dir, run, request.options.signing_key);
+    written = SealShardedRun(state.dir, run, verified_manifests, request.options.signing_key);
+    if (!written.ok()) {
+      // Complete in run.json, its seed revealed, and not sealed: no later process may seal it.
+      written = Status::BadInput(written.message() + "; " + state.dir +
+                                 " is left unsealed, and --resume refuses it: begin a new run");
+    }
   }
   if (!written.ok()) return fail(written);
   if (!request.json) shown << "evidence: " << state.dir << "\n";

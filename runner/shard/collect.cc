@@ -63,7 +63,8 @@ Result<ShardVerification> ShardVerificationFor(const std::string& run_seed,
 }
 
 Result<ReportEntry> ShardVerification::Entry(const std::string& dir, const ShardedRun& run,
-                                             const Shard& shard) const {
+                                             const Shard& shard,
+                                             std::string* manifest_sha256) const {
   Result<VerifiedShard> verified =
       VerifyShard(ShardFolder(dir, shard.id), shard, run, run_seed, run.signer, options);
   if (!verified.ok()) return verified.status();
@@ -72,6 +73,7 @@ Result<ReportEntry> ShardVerification::Entry(const std::string& dir, const Shard
                                ", run " + std::to_string(shard.run) +
                                ") fails verification: " + verified->why_not());
   }
+  if (manifest_sha256 != nullptr) *manifest_sha256 = verified->audit.manifest_sha256;
   return *verified->entry;
 }
 
@@ -120,7 +122,8 @@ Result<RunOutcome> CollectShards(const std::string& dir, const ShardedRun& run,
                                  const ShardVerification& verification, bool gpu,
                                  const RunRequest& request,
                                  const Json& rule_set, const std::vector<std::string>& records,
-                                 std::vector<std::string> notes) {
+                                 std::vector<std::string> notes,
+                                 std::map<std::string, std::string>* verified_manifests) {
   RunOutcome outcome;
   outcome.evidence = dir;
   outcome.inputs.require_lane = request.require_lane;
@@ -133,8 +136,10 @@ Result<RunOutcome> CollectShards(const std::string& dir, const ShardedRun& run,
     for (const ShardedRunShard& s : run.shards) {
       if (s.shard.record != id) continue;
       // Verified again as it is counted: a folder changed since its attempt ended is refused.
-      Result<ReportEntry> entry = verification.Entry(dir, run, s.shard);
+      std::string manifest_sha256;
+      Result<ReportEntry> entry = verification.Entry(dir, run, s.shard, &manifest_sha256);
       if (!entry.ok()) return entry.status();
+      (*verified_manifests)[s.shard.id] = manifest_sha256;
       (s.rerun ? rerun_entries : first_entries).push_back(*entry);
       ids.push_back(s.shard.id);
     }

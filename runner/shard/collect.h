@@ -42,9 +42,10 @@ struct ShardVerification {
   std::string run_seed;           // hex
   EvidenceAuditOptions options;   // the run's rule set and data folder, the datasets located once
   // Shard `shard` of `run` (in `dir`) verified: its record's entry, what its calls give; else
-  // Unavailable naming the shard and the first finding (or the audit's error).
-  Result<ReportEntry> Entry(const std::string& dir, const ShardedRun& run,
-                            const Shard& shard) const;
+  // Unavailable naming the shard and the first finding (or the audit's error). `manifest_sha256`,
+  // when given, is set to the sha256 of the shard's MANIFEST.json bytes the verification read.
+  Result<ReportEntry> Entry(const std::string& dir, const ShardedRun& run, const Shard& shard,
+                            std::string* manifest_sha256 = nullptr) const;
 };
 
 // How the shards of `request`'s run (its seed `run_seed`, hex) are verified: under the run's rule
@@ -73,12 +74,15 @@ Result<std::vector<ScoreAgainShards>> RecordsToScoreAgain(const std::string& dir
 // each record's scorings combined from its shards, and the whole held to the baseline with
 // HoldByLane (`rule_set`: the run's rule-set document, which names the constants a contract
 // change moved; `notes` added; `gpu`: whether the run's lane has a GPU). The outcome's records and
-// ratchet are what the run's report.json part holds.
+// ratchet are what the run's report.json part holds. `verified_manifests` is set to the sha256 of
+// each counted shard's MANIFEST.json as its verification read it, by shard id: what the run's
+// manifest may name (SealShardedRun), so that the run is sealed over what was verified.
 Result<RunOutcome> CollectShards(const std::string& dir, const ShardedRun& run,
                                  const ShardVerification& verification, bool gpu,
                                  const RunRequest& request,
                                  const Json& rule_set, const std::vector<std::string>& records,
-                                 std::vector<std::string> notes);
+                                 std::vector<std::string> notes,
+                                 std::map<std::string, std::string>* verified_manifests);
 
 // HoldToBaseline for a sharded run, whose shards may have been scored on more than one lane (a
 // cluster's nodes of several kinds): each record is held to the lane its shards were scored on,

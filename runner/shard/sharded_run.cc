@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstring>
 #include <limits>
 #include <type_traits>
 #include <set>
@@ -320,13 +321,45 @@ std::vector<std::string> ManifestPaths(const ShardedRun& run) {
 
 }  // namespace
 
-Status WriteShardedRunManifest(const std::string& dir, const ShardedRun& run,
-                               const std::optional<std::string>& signing_key) {
+Status CheckShardsAsVerified(const std::string& dir, const ShardedRun& run,
+                             const std::map<std::string, std::string>& verified_manifests) {
+  for (const ShardedRunShard& s : run.shards) {
+    if (s.state != "done") continue;
+    const std::string path = "shards/" + s.shard.id + "/" + kManifestFile;
+    auto verified = verified_manifests.find(s.shard.id);
+    if (verified == verified_manifests.end() || verified->second.empty()) {
+      return Status::BadInput("shard " + s.shard.id.substr(0, 12) +
+                              " was not verified as the run was collected: the run is not sealed");
+    }
+    Result<std::string> on_disk = Sha256File(dir + "/" + path);
+    if (!on_disk.ok()) return on_disk.status();
+    if (*on_disk != verified->second) {
+      return Status::BadInput(path + " changed after it was verified (its sha256 is " + *on_disk +
+                              ", the verified bytes' " + verified->second +
+                              "): the run is not sealed");
+    }
+  }
+  return Status::Ok();
+}
+
+Status SealShardedRun(const std::string& dir, const ShardedRun& run,
+                      const std::map<std::string, std::string>& verified_manifests,
+                      const std::optional<std::string>& signing_key) {
+  RATCHET_RETURN_IF_ERROR(CheckShardsAsVerified(dir, run, verified_manifests));
+  const std::string run_sha256 = Sha256Hex(ShardedRunJson(run).dump(2) + "\n");
+  Result<std::string> on_disk = Sha256File(dir + "/" + kShardedRunFile);
+  if (!on_disk.ok()) return on_disk.status();
+  if (*on_disk != run_sha256) {
+    return Status::BadInput(std::string(kShardedRunFile) +
+                            " changed after it was verified (its sha256 is " + *on_disk +
+                            ", the written bytes' " + run_sha256 + "): the run is not sealed");
+  }
   Json files = Json::object();
-  for (const std::string& path : ManifestPaths(run)) {
-    Result<std::string> sha256 = Sha256File(dir + "/" + path);
-    if (!sha256.ok()) return sha256.status();
-    files[path] = *sha256;
+  files[kShardedRunFile] = run_sha256;
+  for (const ShardedRunShard& s : run.shards) {
+    if (s.state == "done") {
+      files["shards/" + s.shard.id + "/" + kManifestFile] = verified_manifests.at(s.shard.id);
+    }
   }
   const std::string manifest = Json{{"schema", kShardedRunSchema}, {"files", files}}.dump(2) + "\n";
   std::error_code ignored;
@@ -342,9 +375,14 @@ Status WriteShardedRunManifest(const std::string& dir, const ShardedRun& run,
   return WriteFileAtomic(dir + "/" + kShardedRunManifestFile, manifest);
 }
 
-Status SignShard(const std::string& folder, const std::string& signing_key) {
+Status SignShard(const std::string& folder, const std::string& signing_key,
+                 const std::string& verified_sha256) {
   Result<std::string> manifest = ReadFile(folder + "/" + kManifestFile, 16u << 20);
   if (!manifest.ok()) return manifest.status();
+  if (Sha256Hex(*manifest) != verified_sha256) {
+    return Status::BadInput(std::string(kManifestFile) +
+                            " changed after the shard was verified: it is not signed");
+  }
   Result<Json> signature = SignManifest(signing_key, *manifest);
   if (!signature.ok()) return signature.status();
   return WriteFileAtomic(folder + "/" + kSignatureFile, signature->dump(2) + "\n");

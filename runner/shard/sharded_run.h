@@ -15,6 +15,7 @@
 #ifndef RATCHET_SHARD_SHARDED_RUN_H_
 #define RATCHET_SHARD_SHARDED_RUN_H_
 
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -97,13 +98,27 @@ bool IsShardedRun(const std::string& dir);
 Result<ShardedRun> ReadShardedRun(const std::string& dir);
 // run.json, replaced atomically.
 Status WriteShardedRun(const std::string& dir, const ShardedRun& run);
-// MANIFEST.json over run.json and every shard's MANIFEST.json: the last file a run writes. With
-// `signing_key` (a private key's PEM), SIGNATURE.json over it is written just before it.
-Status WriteShardedRunManifest(const std::string& dir, const ShardedRun& run,
-                               const std::optional<std::string>& signing_key = std::nullopt);
+// Whether every done shard's MANIFEST.json in `dir` is still the bytes its verification read
+// (`verified_manifests`, by shard id: CollectShards); BadInput naming the first that is not, or
+// that was not verified. A run checks this before it is marked complete, while --resume can still
+// verify the shard again.
+Status CheckShardsAsVerified(const std::string& dir, const ShardedRun& run,
+                             const std::map<std::string, std::string>& verified_manifests);
+// MANIFEST.json over run.json (as WriteShardedRun wrote `run`) and every done shard's
+// MANIFEST.json: the last file a run writes. The sha256 it names are those of the bytes verified,
+// never whatever lies there by then: run.json's of `run`'s text, each shard's from
+// `verified_manifests`. A file on disk that is not those bytes (changed after it was verified,
+// CheckShardsAsVerified) is refused (BadInput) and no manifest is written. With `signing_key` (a
+// private key's PEM), SIGNATURE.json over the manifest is written just before it.
+Status SealShardedRun(const std::string& dir, const ShardedRun& run,
+                      const std::map<std::string, std::string>& verified_manifests,
+                      const std::optional<std::string>& signing_key);
 // SIGNATURE.json in a shard's folder, over the shard's MANIFEST.json, with `signing_key` (a
-// private key's PEM): written by the run's process once it has verified the shard.
-Status SignShard(const std::string& folder, const std::string& signing_key);
+// private key's PEM): written by the run's process once it has verified the shard, over the bytes
+// its verification read (`verified_sha256`); a MANIFEST.json that is not those bytes now is
+// refused (BadInput) and nothing is signed.
+Status SignShard(const std::string& folder, const std::string& signing_key,
+                 const std::string& verified_sha256);
 // What is wrong with MANIFEST.json against the files (empty when it matches). `read_sha256`, when
 // given, is set to the sha256 of the MANIFEST.json bytes checked ("" when it cannot be read), so
 // that the signature can be held to those very bytes.

@@ -103,7 +103,8 @@ void Merge(const AuditResult& shard, const std::string& prefix, AuditResult* res
   }
 }
 
-// The shard's SIGNATURE.json: the run's key's, or none in an unsigned run.
+}  // namespace
+
 void CheckShardSignature(const std::string& folder, const std::string& signer,
                          AuditResult* audit) {
   struct stat st;
@@ -126,10 +127,15 @@ void CheckShardSignature(const std::string& folder, const std::string& signer,
   } else if (check.public_hex != signer) {
     audit->Breaks(kSignatureFile, "signed with key " + KeyId(check.public_hex) +
                                       ", not the run's key " + KeyId(signer));
+  } else if (check.manifest_sha256 != audit->manifest_sha256) {
+    audit->Breaks(kManifestFile, std::string(kManifestFile) +
+                                     " changed while it was read: the audit read bytes of sha256 " +
+                                     audit->manifest_sha256 +
+                                     ", the signature verified bytes of sha256 " +
+                                     check.manifest_sha256);
   }
 }
 
-}  // namespace
 
 std::string VerifiedShard::why_not() const {
   for (const AuditFinding& finding : audit.findings) {

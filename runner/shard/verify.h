@@ -44,6 +44,13 @@ Result<VerifiedShard> VerifyShard(const std::string& folder, const Shard& shard,
                                   const ShardedRun& run, const std::string& run_seed,
                                   const std::string& signer, const EvidenceAuditOptions& options);
 
+// A shard's SIGNATURE.json in `folder` checked into `audit`: with `signer` (a signed run's public
+// key), the run's key's signature over the MANIFEST.json bytes the shard's audit read
+// (audit->manifest_sha256); with none, no signature at all (a shard is signed only with its run's
+// key). Each departure is a finding that breaks the shard.
+void CheckShardSignature(const std::string& folder, const std::string& signer,
+                         AuditResult* audit);
+
 // Errors as AuditEvidence's: what is not a sharded run (BadInput), a rule set that is not the
 // one the shards lock (Usage). What is wrong with the run is in `result`'s findings; its records
 // are those re-derived from the shards (first scoring and second, by record).

@@ -249,6 +249,27 @@ TEST_F(EvidenceAuditTest, ARecordsEnergyFigureMustComeFromItsRuns) {
       << Findings(result);
 }
 
+// A run with no energy.json says no more of energy than the scorer does: on a CPU lane, the
+// reason it writes for the lane its workers named (or nothing); any other text, resealed, is found.
+TEST_F(EvidenceAuditTest, ARunsEnergyTextWithoutAFileIsTheScorersOwn) {
+  const Json scorers = {
+      {"mj_per_call", nullptr},
+      {"reason", "a CPU lane has no energy column (it is read from a GPU's energy counter)"}};
+  ASSERT_TRUE(EditJsonAndRemanifest(Evidence(), kReportFile, [&](Json& report) {
+                report["records"]["ncm"]["runs"][0]["energy"] = scorers;
+              }).ok());
+  AuditResult result = AuditOk(Evidence());
+  EXPECT_EQ(result.verdict(), AuditVerdict::kStands) << Findings(result);
+  ASSERT_TRUE(EditJsonAndRemanifest(Evidence(), kReportFile, [](Json& report) {
+                report["records"]["ncm"]["runs"][0]["energy"] = {
+                    {"mj_per_call", nullptr}, {"reason", "measured at 0.1 mJ a call on an H200"}};
+              }).ok());
+  result = AuditOk(Evidence());
+  EXPECT_TRUE(HasFinding(result, "report.json: records.ncm.runs[0].energy",
+                         "but a run on a CPU lane has no energy column, and the scorer says so"))
+      << Findings(result);
+}
+
 TEST_F(EvidenceAuditTest, ASwappedSubmissionIsFound) {
   std::ofstream(Evidence() + "/records/ncm/run-1/submission/ncm.py", std::ios::trunc)
       << "def method(a, b, c):\n";

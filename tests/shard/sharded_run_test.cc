@@ -1,10 +1,19 @@
 // run.json read back (shard/sharded_run.h): what it writes parses to the same run, and a whole
-// number out of its field's range is refused naming the field, never cut to another value.
+// number out of its field's range is refused naming the field, never cut to another value. The
+// run sealed over the bytes verified (SealShardedRun), and a shard's signature held to the
+// manifest bytes its audit read (CheckShardSignature).
 #include <gtest/gtest.h>
 
+#include <filesystem>
+#include <map>
 #include <string>
 
+#include "core/file.h"
+#include "core/sha256.h"
+#include "evidence/signature.h"
 #include "shard/sharded_run.h"
+#include "shard/verify.h"
+#include "support/temp_dir.h"
 
 namespace ratchet {
 namespace {
@@ -54,6 +63,88 @@ TEST(ShardedRunFile, AWholeNumberOutOfRangeIsRefusedNotCut) {
       << read.status().message();
   run["exit_code"] = 1.5;
   EXPECT_FALSE(ParseShardedRun(run.dump(), "run.json").ok());
+}
+
+// A run of ARun()'s one done shard in `dir`: run.json written, the shard's MANIFEST.json `manifest`.
+void WriteRun(const std::string& dir, const ShardedRun& run, const std::string& manifest) {
+  std::filesystem::create_directories(dir + "/shards/" + run.shards[0].shard.id);
+  ASSERT_TRUE(WriteShardedRun(dir, run).ok());
+  ASSERT_TRUE(
+      WriteFileAtomic(dir + "/shards/" + run.shards[0].shard.id + "/MANIFEST.json", manifest).ok());
+}
+
+TEST(SealShardedRun, NamesTheBytesVerifiedAndNothingElse) {
+  TempDir dir;
+  const ShardedRun run = ARun();
+  const std::string id = run.shards[0].shard.id;
+  ASSERT_NO_FATAL_FAILURE(WriteRun(dir.path(), run, "verified\n"));
+  const std::map<std::string, std::string> verified = {{id, Sha256Hex("verified\n")}};
+  Result<KeyPair> key = NewKeyPair();
+  ASSERT_TRUE(key.ok());
+  ASSERT_TRUE(SealShardedRun(dir.path(), run, verified, key->private_pem).ok());
+  const Json manifest = Json::parse(*ReadFile(dir / "MANIFEST.json"));
+  EXPECT_EQ(manifest["files"]["shards/" + id + "/MANIFEST.json"], Sha256Hex("verified\n"));
+  EXPECT_EQ(manifest["files"]["run.json"], Sha256Hex(*ReadFile(dir / "run.json")));
+  const SignatureCheck signature = CheckSignature(dir.path(), "MANIFEST.json");
+  EXPECT_TRUE(signature.valid) << signature.problem;
+  EXPECT_EQ(signature.public_hex, key->public_hex);
+
+  // The shard's manifest rewritten after it was verified: nothing is sealed or signed.
+  TempDir other;
+  ASSERT_NO_FATAL_FAILURE(WriteRun(other.path(), run, "rewritten\n"));
+  Status sealed = SealShardedRun(other.path(), run, verified, key->private_pem);
+  ASSERT_FALSE(sealed.ok());
+  EXPECT_NE(sealed.message().find("shards/" + id + "/MANIFEST.json changed after it was verified"),
+            std::string::npos)
+      << sealed.message();
+  EXPECT_FALSE(std::filesystem::exists(other / "MANIFEST.json"));
+  EXPECT_FALSE(std::filesystem::exists(other / "SIGNATURE.json"));
+  // A shard that was not verified; run.json that is not the run's.
+  ASSERT_NO_FATAL_FAILURE(WriteRun(other.path(), run, "verified\n"));
+  sealed = SealShardedRun(other.path(), run, {}, std::nullopt);
+  ASSERT_FALSE(sealed.ok());
+  EXPECT_NE(sealed.message().find("was not verified as the run was collected"), std::string::npos)
+      << sealed.message();
+  ShardedRun changed = run;
+  changed.exit_code = 0;
+  sealed = SealShardedRun(other.path(), changed, verified, std::nullopt);
+  ASSERT_FALSE(sealed.ok());
+  EXPECT_NE(sealed.message().find("run.json changed after it was verified"), std::string::npos)
+      << sealed.message();
+  EXPECT_FALSE(std::filesystem::exists(other / "MANIFEST.json"));
+}
+
+// A shard is signed over the manifest bytes its verification read, and stands only over those
+// its audit read.
+TEST(CheckShardSignature, HoldsTheSignatureToTheManifestBytesTheAuditRead) {
+  TempDir dir;
+  ASSERT_TRUE(WriteFileAtomic(dir / "MANIFEST.json", "{\"files\": {}}\n").ok());
+  Result<KeyPair> key = NewKeyPair();
+  ASSERT_TRUE(key.ok());
+  // The key signs only the bytes verified.
+  ASSERT_FALSE(SignShard(dir.path(), key->private_pem, Sha256Hex("other bytes")).ok());
+  EXPECT_FALSE(std::filesystem::exists(dir / "SIGNATURE.json"));
+  ASSERT_TRUE(SignShard(dir.path(), key->private_pem, Sha256Hex("{\"files\": {}}\n")).ok());
+  AuditResult audit;
+  audit.manifest_sha256 = Sha256Hex("{\"files\": {}}\n");
+  CheckShardSignature(dir.path(), key->public_hex, &audit);
+  EXPECT_EQ(audit.breaking(), 0);
+  audit.manifest_sha256 = Sha256Hex("other bytes");
+  CheckShardSignature(dir.path(), key->public_hex, &audit);
+  ASSERT_EQ(audit.breaking(), 1);
+  EXPECT_EQ(audit.findings[0].where, "MANIFEST.json");
+  EXPECT_NE(audit.findings[0].message.find("changed while it was read"), std::string::npos)
+      << audit.findings[0].message;
+  // Unsigned, a shard holds no signature; signed, it must hold the run's key's.
+  AuditResult unsigned_run;
+  CheckShardSignature(dir.path(), "", &unsigned_run);
+  EXPECT_EQ(unsigned_run.breaking(), 1);
+  Result<KeyPair> other = NewKeyPair();
+  ASSERT_TRUE(other.ok());
+  AuditResult other_key;
+  other_key.manifest_sha256 = Sha256Hex("{\"files\": {}}\n");
+  CheckShardSignature(dir.path(), other->public_hex, &other_key);
+  EXPECT_EQ(other_key.breaking(), 1);
 }
 
 }  // namespace

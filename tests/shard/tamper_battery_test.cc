@@ -1,15 +1,20 @@
 // The tamper battery over a real sharded run: two runs of `ratchet run --executor local` (one
 // record, two runs, so two shards; ncm.py under a fast rule set), one signed and one not, each
-// changed in every way one byte can be changed and audited in-process by AuditShardedRun, the
-// verification every consumer of a sharded run passes through (shard/verified_evidence.h):
+// changed in every way one byte can be changed and verified in-process as each consumer verifies
+// it: the whole run by AuditShardedRun (the audit, promote, compare, report: through
+// shard/verified_evidence.h), and each changed shard by VerifyShard as --resume and collect
+// verify it, before the run has a manifest of its own:
 //
 // - signed, manifests as they were: every byte of every file the run's manifests cover (run.json,
 //   MANIFEST.json, SIGNATURE.json, each shard's files) changed alone (its lowest bit flipped)
-//   breaks the claim; a byte of a file no manifest covers (an attempt's log) never changes what
-//   the run claims;
+//   breaks the claim, and a changed shard is refused at resume and collect; a byte of a file no
+//   manifest covers (an attempt's log) never changes what the run claims;
 // - unsigned, each change resealed the way a forger would (the shard's MANIFEST.json written again
-//   over its files as the audit's fixture writes one, the run's MANIFEST.json over run.json and the shards' manifests): the claim
-//   does not stand, or it claims exactly what the untouched run claims.
+//   over its files as the audit's fixture writes one, the run's MANIFEST.json over run.json and
+//   the shards' manifests): the claim does not stand, or it claims exactly what the untouched run
+//   claims; and resume and collect refuse the shard or count exactly its untouched entry;
+// - between collect and the seal: a shard resealed after collect verified it, or run.json
+//   changed, is never sealed (SealShardedRun names only the bytes verified).
 //
 // Time: each test makes the one run it needs (some 30 s; ctest runs each test in a process of its
 // own). An audit of the run without the labels' re-count reads and hashes every file (some
@@ -19,8 +24,10 @@
 // stride of 2003. A changed byte is written in place (no fsync): the copy is scratch.
 #include <gtest/gtest.h>
 
+#include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <memory>
 #include <optional>
 #include <sstream>
@@ -37,6 +44,8 @@
 #include "evidence/signature.h"
 #include "rules/pyformat.h"
 #include "rules/rule_set.h"
+#include "shard/collect.h"
+#include "shard/sharded_run.h"
 #include "shard/verify.h"
 #include "support/checkout.h"
 #include "support/fast_rules.h"
@@ -110,6 +119,27 @@ std::string Claims(const AuditResult& result) {
   }
   for (const std::string& claim : result.claims) out << claim << "\n";
   return out.str();
+}
+
+// Shard `id` of `dir`'s run, as its run.json lists it.
+const Shard* ShardNamed(const ShardedRun& run, const std::string& id) {
+  for (const ShardedRunShard& s : run.shards) {
+    if (s.shard.id == id) return &s.shard;
+  }
+  return nullptr;
+}
+
+// What collect would count of the shard folder `shard` ("shards/<id>") of `dir`, verified as
+// --resume and collect verify it before the run has a manifest (VerifyShard, under the run's key
+// when it has one): its entry, or "refused". `recount`: as the audit's.
+std::string Counted(const std::string& dir, const ShardedRun& run, const std::string& shard,
+                    bool recount) {
+  const Shard* named = ShardNamed(run, shard.substr(std::strlen("shards/")));
+  if (named == nullptr) return "no such shard";
+  ShardVerification verification{run.seed, runs->options};
+  verification.options.recount = recount;
+  Result<ReportEntry> entry = verification.Entry(dir, run, *named);
+  return entry.ok() ? ReportEntryJson(*entry).dump() : "refused";
 }
 
 std::string FirstFinding(const AuditResult& result) {
@@ -218,10 +248,13 @@ TEST_F(ShardedTamperBattery, EveryByteChangedAloneInASignedRunBreaksItsClaim) {
   TempDir scratch;
   const std::string copy = scratch / "run";
   fs::copy(runs->signed_run, copy, fs::copy_options::recursive);
+  Result<ShardedRun> run = ReadShardedRun(copy);
+  ASSERT_TRUE(run.ok()) << run.status().ToString();
   size_t changes = 0, failures = 0;
   for (const std::string& file : FilesOf(copy)) {
     Result<std::string> bytes = ReadFile(copy + "/" + file);
     ASSERT_TRUE(bytes.ok()) << file;
+    const std::string shard = ShardOf(file);
     const size_t stride =
         IsLabels(file) ? kLabelStride : bytes->size() > kSmall ? kBigStride : 1;
     for (size_t at = 0; at < bytes->size(); at += stride) {
@@ -236,6 +269,11 @@ TEST_F(ShardedTamperBattery, EveryByteChangedAloneInASignedRunBreaksItsClaim) {
         ADD_FAILURE() << file << " byte " << at << ": "
                       << (stands ? "the claim still stands" : "the claim changed: " +
                                                                   FirstFinding(audit));
+      }
+      // At --resume and at collect, before the run has a manifest of its own, the shard's own
+      // verification under the run's key refuses it.
+      if (!shard.empty() && Counted(copy, *run, shard, false) != "refused" && ++failures <= kShown) {
+        ADD_FAILURE() << file << " byte " << at << ": its shard is still counted";
       }
     }
     ASSERT_NO_FATAL_FAILURE(Overwrite(copy + "/" + file, *bytes));
@@ -254,6 +292,13 @@ TEST_F(ShardedTamperBattery, EveryByteChangedAndResealedInAnUnsignedRunBreaksOrL
   const std::string copy = scratch / "run";
   fs::copy(runs->unsigned_run, copy, fs::copy_options::recursive);
   const std::string run_manifest = *ReadFile(copy + "/MANIFEST.json");
+  Result<ShardedRun> run = ReadShardedRun(copy);
+  ASSERT_TRUE(run.ok()) << run.status().ToString();
+  std::map<std::string, std::string> counted;  // each shard's entry, untouched
+  for (const ShardedRunShard& s : run->shards) {
+    counted["shards/" + s.shard.id] = Counted(copy, *run, "shards/" + s.shard.id, true);
+    ASSERT_NE(counted["shards/" + s.shard.id], "refused") << s.shard.id;
+  }
   size_t changes = 0, failures = 0;
   for (const std::string& file : FilesOf(copy)) {
     if (file == "MANIFEST.json" || IsLog(file)) continue;  // the resealing writes the first
@@ -269,7 +314,9 @@ TEST_F(ShardedTamperBattery, EveryByteChangedAndResealedInAnUnsignedRunBreaksOrL
       std::string changed = *bytes;
       changed[at] = static_cast<char>(changed[at] ^ 1);
       ASSERT_NO_FATAL_FAILURE(Overwrite(copy + "/" + file, changed));
-      if (!shard.empty()) ASSERT_TRUE(Remanifest(copy + "/" + shard).ok());
+      if (!shard.empty()) {
+        ASSERT_TRUE(Remanifest(copy + "/" + shard).ok());
+      }
       ResealRun(copy);
       const AuditResult audit = Audit(copy, IsLabels(file));
       ++changes;
@@ -277,6 +324,14 @@ TEST_F(ShardedTamperBattery, EveryByteChangedAndResealedInAnUnsignedRunBreaksOrL
       if (!ok && ++failures <= kShown) {
         ADD_FAILURE() << file << " byte " << at << " resealed: the claim stands and changed:\n"
                       << Claims(audit);
+      }
+      // At --resume and at collect, with no manifest of the run's yet: the resealed shard is
+      // refused, or counted exactly as it was.
+      if (!shard.empty()) {
+        const std::string now = Counted(copy, *run, shard, IsLabels(file));
+        if (now != "refused" && now != counted[shard] && ++failures <= kShown) {
+          ADD_FAILURE() << file << " byte " << at << " resealed: its shard is counted as " << now;
+        }
       }
       if (!shard.empty()) {
         ASSERT_NO_FATAL_FAILURE(Overwrite(copy + "/" + shard + "/MANIFEST.json", shard_manifest));
@@ -287,6 +342,44 @@ TEST_F(ShardedTamperBattery, EveryByteChangedAndResealedInAnUnsignedRunBreaksOrL
   }
   EXPECT_EQ(failures, 0u) << failures << " of " << changes << " changes";
   EXPECT_GT(changes, 300u);
+
+  // Between collect and the seal: the run's manifest names the shard manifests as collect's
+  // verification read them, and run.json as written; a shard resealed after it was verified, or
+  // run.json changed, leaves the run unsealed and nothing written.
+  std::map<std::string, std::string> verified;
+  ShardVerification verification{run->seed, runs->options};
+  for (const ShardedRunShard& s : run->shards) {
+    ASSERT_TRUE(verification.Entry(copy, *run, s.shard, &verified[s.shard.id]).ok());
+  }
+  fs::remove(copy + "/MANIFEST.json");
+  ASSERT_TRUE(SealShardedRun(copy, *run, verified, std::nullopt).ok());
+  EXPECT_EQ(*ReadFile(copy + "/MANIFEST.json"), run_manifest) << "sealed again, unchanged";
+  fs::remove(copy + "/MANIFEST.json");
+  for (const std::string& file : FilesOf(copy)) {
+    const std::string shard = ShardOf(file);
+    if (fs::path(file).filename() != "report.json" && file != "run.json") continue;
+    const std::string bytes = *ReadFile(copy + "/" + file);
+    std::string changed = bytes;
+    changed[changed.size() / 2] = static_cast<char>(changed[changed.size() / 2] ^ 1);
+    ASSERT_NO_FATAL_FAILURE(Overwrite(copy + "/" + file, changed));
+    const std::string shard_manifest =
+        shard.empty() ? "" : *ReadFile(copy + "/" + shard + "/MANIFEST.json");
+    if (!shard.empty()) {
+      ASSERT_TRUE(Remanifest(copy + "/" + shard).ok());
+    }
+    const Status sealed = SealShardedRun(copy, *run, verified, std::nullopt);
+    EXPECT_FALSE(sealed.ok()) << file << " changed after collect, and the run was sealed";
+    EXPECT_NE(sealed.message().find("changed after it was verified"), std::string::npos)
+        << sealed.message();
+    EXPECT_FALSE(fs::exists(copy + "/MANIFEST.json")) << file;
+    ASSERT_NO_FATAL_FAILURE(Overwrite(copy + "/" + file, bytes));
+    if (!shard.empty()) {
+      ASSERT_NO_FATAL_FAILURE(Overwrite(copy + "/" + shard + "/MANIFEST.json", shard_manifest));
+    }
+  }
+  // A shard collect did not verify is never sealed over.
+  verified.erase(verified.begin());
+  EXPECT_FALSE(SealShardedRun(copy, *run, verified, std::nullopt).ok());
 }
 
 }  // namespace
