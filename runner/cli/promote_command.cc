@@ -325,193 +325,327 @@ Status CopyEvidence(const std::string& source, bool sharded,
   return fresh->Commit();
 }
 
-int Run(CommandContext& context) {
-  auto fail = [&](const Status& status) { return ReportError(context.err, "promote", status); };
-  auto refuse = [&](const std::string& message) {
-    context.err << "ratchet promote: refused: " << message << "\n";
-    return static_cast<int>(kExitFinding);
-  };
-  Result<Args> args = Args::Parse(context.argv, {{"baseline", true},
-                                                 {"evidence", true},
-                                                 {"record", true, true},
-                                                 {"all-changed", false},
-                                                 {"reason", true},
-                                                 {"reviewer", true},
-                                                 {"data", true}});
-  if (!args.ok()) return fail(args.status());
+// Why promote stops short: an error (exit by its code) or a refusal (exit 1: the evidence or the
+// baseline does not support the promotion).
+struct Stop {
+  Status error = Status::Ok();
+  std::string refused;
+};
+Stop Refuse(std::string why) { return Stop{Status::Ok(), std::move(why)}; }
+Stop Fail(Status error) { return Stop{std::move(error), ""}; }
+
+// One promotion, step by step: what the command line asks, then what was read and verified.
+struct Promotion {
+  std::string baseline_path, evidence_path, reason;
+  std::optional<std::string> reviewer, data;
+  bool all_changed = false;
+  std::vector<std::string> asked;  // --record
+
+  std::string baseline_sha256;  // of the very bytes parsed
+  Baseline baseline;
+  bool sharded = false;
+  std::string report_file;  // the file the run's ratchet part is in
+  EvidenceSummary evidence;
+  RatchetReport part;
+  AuditResult audit;
+  RatchetResult ratchet;
+
+  std::set<std::string> ids;  // the records promoted
+  std::string lane;
+  bool gpu = false, new_lane = false, new_contract = false;
+};
+
+// The command line, checked before anything is read.
+Status ParsePromotion(const std::vector<std::string>& argv, Promotion* p) {
+  Result<Args> args = Args::Parse(argv, {{"baseline", true},
+                                         {"evidence", true},
+                                         {"record", true, true},
+                                         {"all-changed", false},
+                                         {"reason", true},
+                                         {"reviewer", true},
+                                         {"data", true}});
+  if (!args.ok()) return args.status();
   if (!args->positional().empty()) {
-    return fail(Status::Usage("unexpected argument '" + args->positional().front() + "'"));
+    return Status::Usage("unexpected argument '" + args->positional().front() + "'");
   }
   if (!args->Has("baseline") || !args->Has("evidence")) {
-    return fail(
-        Status::Usage("name the baseline and the evidence: --baseline FILE --evidence DIR"));
+    return Status::Usage("name the baseline and the evidence: --baseline FILE --evidence DIR");
   }
   if (args->Has("record") && args->Has("all-changed")) {
-    return fail(Status::Usage(
+    return Status::Usage(
         "give either --record ID ... or --all-changed, not both: --all-changed already promotes "
-        "every record the run found different"));
+        "every record the run found different");
   }
   if (!args->Has("record") && !args->Has("all-changed")) {
-    return fail(
-        Status::Usage("name the records to promote (--record ID ...) or give --all-changed"));
+    return Status::Usage("name the records to promote (--record ID ...) or give --all-changed");
   }
-  std::string reason = args->Get("reason").value_or("");
-  if (reason.find_first_not_of(" \t\n") == std::string::npos) {
-    return fail(Status::Usage("promote needs --reason TEXT: why the new outcomes are right"));
+  p->reason = args->Get("reason").value_or("");
+  if (p->reason.find_first_not_of(" \t\n") == std::string::npos) {
+    return Status::Usage("promote needs --reason TEXT: why the new outcomes are right");
   }
-  if (UnreviewedReason(reason)) {
-    return fail(Status::Usage(
+  if (UnreviewedReason(p->reason)) {
+    return Status::Usage(
         "--reason UNREVIEWED marks an outcome nobody reviewed (docs/baseline.md), which promote "
-        "never writes: give why the new outcomes are right"));
+        "never writes: give why the new outcomes are right");
   }
-  const std::string baseline_path = *args->Get("baseline");
-  const std::string evidence_path = *args->Get("evidence");
-  if (args->Has("data") && !IsDirectory(*args->Get("data"))) {
-    return fail(Status::Usage("--data " + *args->Get("data") + " is not a folder"));
+  p->baseline_path = *args->Get("baseline");
+  p->evidence_path = *args->Get("evidence");
+  p->reviewer = args->Get("reviewer");
+  p->data = args->Get("data");
+  p->all_changed = args->Has("all-changed");
+  p->asked = args->GetAll("record");
+  if (p->data && !IsDirectory(*p->data)) {
+    return Status::Usage("--data " + *p->data + " is not a folder");
   }
-  if (Status checked = CheckInputTree(evidence_path, "the evidence directory"); !checked.ok()) {
-    return fail(checked);
-  }
-  // One promote of a baseline at a time, from its reading to its writing and the copy of the
-  // evidence beside it: a second one reads what the first wrote.
-  Result<BaselineLock> lock = BaselineLock::Acquire(baseline_path, "promote", context.err);
-  if (!lock.ok()) return fail(lock.status());
-  std::string baseline_sha256;  // of the very bytes parsed
-  Result<Baseline> baseline = LoadBaseline(baseline_path, &baseline_sha256);
-  if (!baseline.ok()) return fail(baseline.status());
+  return CheckInputTree(p->evidence_path, "the evidence directory");
+}
 
-  // A direct run's evidence directory or a sharded run's directory, read alike.
-  const bool sharded = IsShardedRun(evidence_path);
-  const std::string report_file = sharded ? kShardedRunFile : kReportFile;
-  Result<EvidenceSummary> evidence = ReadRunSummary(evidence_path);
-  if (!evidence.ok()) return fail(evidence.status());
-  if (!evidence->complete || !evidence->findings.empty()) {
-    std::string why = evidence->partial ? "it is the partial folder of a run that did not finish"
-                                        : "its status is " + evidence->status;
-    for (const EvidenceFinding& finding : evidence->findings) {
+// The evidence read (a direct run's or a sharded one's, alike): complete, compared with this
+// very baseline, and its ratchet part readable.
+std::optional<Stop> ReadEvidenceAndPart(Promotion* p) {
+  p->sharded = IsShardedRun(p->evidence_path);
+  p->report_file = p->sharded ? kShardedRunFile : kReportFile;
+  Result<EvidenceSummary> evidence = ReadRunSummary(p->evidence_path);
+  if (!evidence.ok()) return Fail(evidence.status());
+  p->evidence = std::move(evidence).value();
+  if (!p->evidence.complete || !p->evidence.findings.empty()) {
+    std::string why = p->evidence.partial
+                          ? "it is the partial folder of a run that did not finish"
+                          : "its status is " + p->evidence.status;
+    for (const EvidenceFinding& finding : p->evidence.findings) {
       why += "; " + finding.file + ": " + finding.problem;
     }
-    return refuse(evidence_path + " is not complete, verified evidence (" + why + ")");
+    return Refuse(p->evidence_path + " is not complete, verified evidence (" + why + ")");
   }
   // The ratchet part of the report: what the run made of itself against the baseline.
-  if (!evidence->report.is_object() || !evidence->report.contains(kRatchetReportKey)) {
-    return refuse(evidence_path +
+  if (!p->evidence.report.is_object() || !p->evidence.report.contains(kRatchetReportKey)) {
+    return Refuse(p->evidence_path +
                   " was not compared with a baseline: produce it with `ratchet run --baseline " +
-                  baseline_path + "`");
+                  p->baseline_path + "`");
   }
   FindingLines part_findings;
-  FieldReader part_reader(evidence_path + "/" + report_file, &part_findings);
-  std::optional<RatchetReport> part = ReadRatchetReport(evidence->report, part_reader);
+  FieldReader part_reader(p->evidence_path + "/" + p->report_file, &part_findings);
+  std::optional<RatchetReport> part = ReadRatchetReport(p->evidence.report, part_reader);
   if (!part) {
-    return fail(Status::BadInput(part_findings.Joined() +
+    return Fail(Status::BadInput(part_findings.Joined() +
                                  ": not the ratchet part `ratchet run --baseline` writes"));
   }
-  if (part->baseline_sha256 != baseline_sha256) {
-    return refuse(baseline_path + " has changed since " + evidence_path +
+  p->part = std::move(*part);
+  if (p->part.baseline_sha256 != p->baseline_sha256) {
+    return Refuse(p->baseline_path + " has changed since " + p->evidence_path +
                   " was compared with it (a promote from the same run changes it too: promote "
                   "a run's records in one step, --record A --record B): run `ratchet run "
                   "--baseline " +
-                  baseline_path + "` again");
+                  p->baseline_path + "` again");
   }
-  Result<RuleSet> rules =
-      ParseRuleSet(part->rule_set.dump(), evidence_path + "/" + report_file + ": ratchet.rule_set");
-  if (!rules.ok()) return fail(rules.status());
+  return std::nullopt;
+}
 
-  // Promote acts only on what the evidence itself re-derives: the audit's checks, the same as
-  // `ratchet audit`, must let it stand, and the outcomes promoted are the audit's.
+// Promote acts only on what the evidence itself re-derives: the audit's checks, the same as
+// `ratchet audit`, must let it stand (signed by a reviewer, where the baseline names them), and
+// the run's comparison with the baseline must follow from the audited runs.
+std::optional<Stop> VerifyForPromotion(Promotion* p) {
+  Result<RuleSet> rules = ParseRuleSet(
+      p->part.rule_set.dump(), p->evidence_path + "/" + p->report_file + ": ratchet.rule_set");
+  if (!rules.ok()) return Fail(rules.status());
   EvidenceAuditOptions audit_options;
   audit_options.rules = *rules;
-  audit_options.data_dir = args->Get("data");
-  Result<AuditResult> verified = VerifyEvidence(evidence_path, audit_options);
+  audit_options.data_dir = p->data;
+  Result<AuditResult> verified = VerifyEvidence(p->evidence_path, audit_options);
   if (!verified.ok()) {
-    return refuse(evidence_path + " cannot be audited: " + verified.status().message());
+    return Refuse(p->evidence_path + " cannot be audited: " + verified.status().message());
   }
-  const AuditResult& audit = *verified;
-  if (audit.verdict() != AuditVerdict::kStands) {
-    return refuse(evidence_path + " does not stand under `ratchet audit` (" +
-                  BreakingFindings(audit) + "): see `ratchet audit " + evidence_path + "`");
+  p->audit = std::move(verified).value();
+  if (p->audit.verdict() != AuditVerdict::kStands) {
+    return Refuse(p->evidence_path + " does not stand under `ratchet audit` (" +
+                  BreakingFindings(p->audit) + "): see `ratchet audit " + p->evidence_path + "`");
   }
-  if (!baseline->reviewers.empty()) {
+  if (!p->baseline.reviewers.empty()) {
     // A baseline that names its reviewers' keys takes only evidence one of them signed.
-    const std::string signer = ReviewerOf(*baseline, audit.signed_by);
-    if (audit.signed_by.empty()) {
-      return refuse(evidence_path + " is not signed, and " + baseline_path +
+    if (p->audit.signed_by.empty()) {
+      return Refuse(p->evidence_path + " is not signed, and " + p->baseline_path +
                     " accepts only evidence signed by one of its reviewers' keys: score it "
                     "again with --sign KEY");
     }
-    if (signer.empty()) {
-      return refuse(evidence_path + " is signed by key " + KeyId(audit.signed_by) +
-                    " (public key " + audit.signed_by + "), which is not among " +
-                    baseline_path + "'s reviewers");
+    if (ReviewerOf(p->baseline, p->audit.signed_by).empty()) {
+      return Refuse(p->evidence_path + " is signed by key " + KeyId(p->audit.signed_by) +
+                    " (public key " + p->audit.signed_by + "), which is not among " +
+                    p->baseline_path + "'s reviewers");
     }
   }
-  const std::string folder = DirName(baseline_path);
-  RatchetResult ratchet;
-  const std::string disagreement =
-      RederiveRatchet(*baseline, folder, evidence->contract, *part, audit, &ratchet);
   // status.json's exit code is the audit's to check: the one the report's errors give, which
   // must be the errors made again here.
+  const std::string disagreement =
+      RederiveRatchet(p->baseline, DirName(p->baseline_path), p->evidence.contract, p->part,
+                      p->audit, &p->ratchet);
   if (!disagreement.empty()) {
-    return refuse(evidence_path + " does not follow from its runs and " + baseline_path +
+    return Refuse(p->evidence_path + " does not follow from its runs and " + p->baseline_path +
                   " as it is now: " + disagreement + ": run `ratchet run --baseline " +
-                  baseline_path + "` again");
+                  p->baseline_path + "` again");
   }
+  return std::nullopt;
+}
 
-  const bool new_contract = ratchet.contract_changed;
-  std::set<std::string> ids;
-  if (args->Has("all-changed")) {
-    for (const RatchetError& error : ratchet.errors) {
-      if (!error.record.empty()) ids.insert(error.record);
+// The records promoted: those asked, or every one the run found different (every record, with a
+// new contract); each in the baseline and scored in the run. A new contract is adopted only with
+// every record promoted.
+std::optional<Stop> ChooseRecords(Promotion* p) {
+  p->new_contract = p->ratchet.contract_changed;
+  if (p->all_changed) {
+    for (const RatchetError& error : p->ratchet.errors) {
+      if (!error.record.empty()) p->ids.insert(error.record);
     }
-    if (new_contract) {
-      for (const auto& [id, record] : audit.records) ids.insert(id);
+    if (p->new_contract) {
+      for (const auto& [id, record] : p->audit.records) p->ids.insert(id);
     }
   } else {
-    for (const std::string& id : args->GetAll("record")) ids.insert(id);
+    p->ids.insert(p->asked.begin(), p->asked.end());
   }
-  for (const std::string& id : ids) {
-    if (!baseline->records.count(id)) {
-      return fail(Status::Usage("no record \"" + id + "\" in " + baseline_path));
+  for (const std::string& id : p->ids) {
+    if (!p->baseline.records.count(id)) {
+      return Fail(Status::Usage("no record \"" + id + "\" in " + p->baseline_path));
     }
-    if (!audit.records.count(id)) {
-      return refuse("record \"" + id + "\" was not scored in " + evidence_path);
+    if (!p->audit.records.count(id)) {
+      return Refuse("record \"" + id + "\" was not scored in " + p->evidence_path);
     }
   }
-  if (new_contract) {
+  if (p->new_contract) {
     std::string left_out;
-    for (const auto& [id, record] : baseline->records) {
-      if (!ids.count(id)) left_out += (left_out.empty() ? "" : ", ") + id;
+    for (const auto& [id, record] : p->baseline.records) {
+      if (!p->ids.count(id)) left_out += (left_out.empty() ? "" : ", ") + id;
     }
     if (!left_out.empty()) {
-      return refuse(
+      return Refuse(
           "the run's contract differs from the baseline's, and a new contract is adopted only "
           "with every record promoted in the same step; not promoted: " +
           left_out);
     }
   }
-  const ContractView contract(evidence->contract);
-  const std::string lane = contract.lane_id().value_or("");
-  const bool gpu = GpuLane(contract);
-  const bool new_lane = !lane.empty() && !baseline->lanes.count(lane);
-  if (ids.empty() && !new_lane) {
-    context.out << "nothing to promote: " << evidence_path << " found no record different from "
-                << baseline_path << ", and its lane is reviewed\n";
+  const ContractView contract(p->evidence.contract);
+  p->lane = contract.lane_id().value_or("");
+  p->gpu = GpuLane(contract);
+  p->new_lane = !p->lane.empty() && !p->baseline.lanes.count(p->lane);
+  return std::nullopt;
+}
+
+// Record `id` of the baseline made what the audit re-derived; what was done said in `said`.
+void PromoteRecord(const Promotion& p, const std::string& id, const std::string& reviewer,
+                   const Review& git, const EvidenceRef& evidence, std::ostream& said,
+                   BaselineRecord* record) {
+  // A record scored once more was held to that second scoring (its outcome differed from the
+  // reviewed one by timing rules alone, or its time fell outside the tolerance): that is the
+  // outcome and the time promoted.
+  const AuditedRecord& audited = p.audit.records.at(id);
+  const AuditedScoring& scored = audited.rerun ? *audited.rerun : audited.first;
+  const std::optional<double> ranked = scored.ranked_ms;
+  Expected outcome;
+  outcome.status = scored.qualified ? "qualified" : "disqualified";
+  outcome.broken = scored.broken;
+  record->expected = outcome;
+  if (!record->sha256.empty() && record->sha256 != scored.sha256) {
+    // Times reviewed on other lanes were scored on other bytes: none of them stands for these.
+    for (auto it = record->timing.begin(); it != record->timing.end();) {
+      if (p.gpu && it->first == p.lane) {
+        ++it;
+        continue;
+      }
+      said << "dropped " << TerminalText(id) << "'s time on lane " << it->first
+           << ": it was scored on other bytes of the submission; a run on that lane notes it "
+              "has no reviewed time, promote it from there with --record "
+           << TerminalText(id) << "\n";
+      it = record->timing.erase(it);
+    }
+  }
+  record->sha256 = scored.sha256;
+  if (p.gpu && ranked) {
+    LaneTiming timing = record->timing.count(p.lane) ? record->timing[p.lane] : LaneTiming{};
+    timing.ranked_ms = *ranked;
+    // The board this time was scored on.
+    timing.board = ContractView(p.evidence.contract).device_uuid().value_or("");
+    record->timing[p.lane] = timing;
+  } else if (outcome.status != "qualified") {
+    record->timing.erase(p.lane);
+  }
+  record->reason = p.reason;
+  record->reviewed_by = reviewer;
+  record->reviewed_commit = git.commit;
+  record->reviewed_clean = git.clean;
+  record->evidence = evidence;
+  // The record's id and rule ids are the evidence's: each on one line.
+  said << "promoted " << TerminalText(id) << ": " << outcome.status;
+  for (size_t i = 0; i < outcome.broken.size(); ++i) {
+    said << (i ? ", " : " (") << TerminalText(outcome.broken[i])
+         << (i + 1 == outcome.broken.size() ? ")" : "");
+  }
+  if (p.gpu && ranked) said << ", " << *ranked << " ms on lane " << p.lane;
+  if (audited.rerun) said << " (its second scoring in the run)";
+  said << "\n";
+}
+
+// The evidence copied beside the baseline (as `relative` under `home`) when it lies outside its
+// folder; a copy made before must be that evidence, whole.
+std::optional<Stop> CopyBeside(const Promotion& p, const std::string& home,
+                               const std::string& relative, std::ostream& out) {
+  const std::string target = home + "/" + relative;
+  if (PathExists(target)) {
+    Result<EvidenceSummary> there = ReadRunSummary(target);
+    if (!there.ok() || !there->complete || !there->findings.empty() ||
+        there->manifest_sha256 != p.evidence.manifest_sha256) {
+      return Refuse(target + " exists and is not a verified copy of " + p.evidence_path +
+                    ": move it away or promote from evidence of another name");
+    }
+    return std::nullopt;
+  }
+  if (!IsDirectory(home + "/evidence") && mkdir((home + "/evidence").c_str(), 0755) != 0) {
+    return Fail(Status::IOError("mkdir " + home + "/evidence", errno));
+  }
+  Status copied = CopyEvidence(AbsolutePath(p.evidence_path), p.sharded, p.evidence.manifest,
+                               p.evidence.manifest_sha256, target);
+  if (!copied.ok()) return Fail(copied);
+  out << "copied " << p.evidence_path << " to " << target << "\n";
+  return std::nullopt;
+}
+
+// Steps, in order: the command line; the baseline, locked and read; the evidence read, verified
+// and held to the baseline; the records chosen; the new baseline made and checked whole; the
+// evidence copied beside it; the baseline written, if it is still the one read.
+int Run(CommandContext& context) {
+  auto said = [&](const Stop& stop) {
+    if (!stop.error.ok()) return ReportError(context.err, "promote", stop.error);
+    context.err << "ratchet promote: refused: " << stop.refused << "\n";
+    return static_cast<int>(kExitFinding);
+  };
+  Promotion p;
+  if (Status parsed = ParsePromotion(context.argv, &p); !parsed.ok()) return said(Fail(parsed));
+  // One promote of a baseline at a time, from its reading to its writing and the copy of the
+  // evidence beside it: a second one reads what the first wrote.
+  Result<BaselineLock> lock = BaselineLock::Acquire(p.baseline_path, "promote", context.err);
+  if (!lock.ok()) return said(Fail(lock.status()));
+  Result<Baseline> baseline = LoadBaseline(p.baseline_path, &p.baseline_sha256);
+  if (!baseline.ok()) return said(Fail(baseline.status()));
+  p.baseline = std::move(baseline).value();
+  for (auto step : {ReadEvidenceAndPart, VerifyForPromotion, ChooseRecords}) {
+    if (std::optional<Stop> stop = step(&p)) return said(*stop);
+  }
+  if (p.ids.empty() && !p.new_lane) {
+    context.out << "nothing to promote: " << p.evidence_path
+                << " found no record different from " << p.baseline_path
+                << ", and its lane is reviewed\n";
     return kExitSuccess;
   }
 
+  const std::string folder = DirName(p.baseline_path);
   Result<Review> git = GitReview(folder.empty() ? "." : folder);
-  if (!git.ok()) return fail(git.status());
-  const std::string reviewer = args->Get("reviewer").value_or(git->reviewer);
+  if (!git.ok()) return said(Fail(git.status()));
+  const std::string reviewer = p.reviewer.value_or(git->reviewer);
   if (reviewer.empty()) {
-    return fail(
-        Status::Usage("no reviewer: give --reviewer NAME (the baseline's folder has no git "
-                      "identity, user.name and user.email)"));
+    return said(Fail(Status::Usage("no reviewer: give --reviewer NAME (the baseline's folder has "
+                                   "no git identity, user.name and user.email)")));
   }
-
   // The evidence a baseline names lives beside it, so that a clone of the baseline's repository
   // holds it too.
   const std::string home = AbsolutePath(folder.empty() ? "." : folder);
-  const std::string source = AbsolutePath(evidence_path);
+  const std::string source = AbsolutePath(p.evidence_path);
   const bool inside = IsInside(source, home);
   const std::string relative =
       inside ? source.substr(home.size() + 1) : "evidence/" + BaseName(source);
@@ -519,107 +653,41 @@ int Run(CommandContext& context) {
   // The new baseline is made and checked whole before anything is written or copied; what it
   // did is said once it is written.
   std::ostringstream promoted;
-  for (const std::string& id : ids) {
-    BaselineRecord& record = baseline->records[id];
-    // A record scored once more was held to that second scoring (its outcome differed from the
-    // reviewed one by timing rules alone, or its time fell outside the tolerance): that is the
-    // outcome and the time promoted.
-    const AuditedRecord& audited_record = audit.records.at(id);
-    const AuditedScoring& scored =
-        audited_record.rerun ? *audited_record.rerun : audited_record.first;
-    const std::string sha256 = scored.sha256;
-    const std::optional<double> ranked = scored.ranked_ms;
-    Expected outcome;
-    outcome.status = scored.qualified ? "qualified" : "disqualified";
-    outcome.broken = scored.broken;
-    record.expected = outcome;
-    if (!record.sha256.empty() && record.sha256 != sha256) {
-      // Times reviewed on other lanes were scored on other bytes: none of them stands for these.
-      for (auto it = record.timing.begin(); it != record.timing.end();) {
-        if (gpu && it->first == lane) {
-          ++it;
-          continue;
-        }
-        promoted << "dropped " << TerminalText(id) << "'s time on lane " << it->first
-                 << ": it was scored on other bytes of the submission; a run on that lane "
-                    "notes it has no reviewed time, promote it from there with --record "
-                 << TerminalText(id) << "\n";
-        it = record.timing.erase(it);
-      }
-    }
-    record.sha256 = sha256;
-    if (gpu && ranked) {
-      LaneTiming timing = record.timing.count(lane) ? record.timing[lane] : LaneTiming{};
-      timing.ranked_ms = *ranked;
-      timing.board = contract.device_uuid().value_or("");  // the board this time was scored on
-      record.timing[lane] = timing;
-    } else if (outcome.status != "qualified") {
-      record.timing.erase(lane);
-    }
-    record.reason = reason;
-    record.reviewed_by = reviewer;
-    record.reviewed_commit = git->commit;
-    record.reviewed_clean = git->clean;
-    record.evidence = EvidenceRef{relative, evidence->manifest_sha256};
-    // The record's id and rule ids are the evidence's: each on one line.
-    promoted << "promoted " << TerminalText(id) << ": " << outcome.status;
-    for (size_t i = 0; i < outcome.broken.size(); ++i) {
-      promoted << (i ? ", " : " (") << TerminalText(outcome.broken[i])
-               << (i + 1 == outcome.broken.size() ? ")" : "");
-    }
-    if (gpu && ranked) promoted << ", " << *ranked << " ms on lane " << lane;
-    if (audited_record.rerun) promoted << " (its second scoring in the run)";
-    promoted << "\n";
+  const EvidenceRef evidence{relative, p.evidence.manifest_sha256};
+  for (const std::string& id : p.ids) {
+    PromoteRecord(p, id, reviewer, *git, evidence, promoted, &p.baseline.records[id]);
   }
-  if (new_lane) {
-    baseline->lanes[lane] =
-        ReviewedLane{contract.lane().found().value_or(Json::object()), reviewer, reason, relative};
-    promoted << "reviewed lane " << lane << "\n";
+  const ContractView contract(p.evidence.contract);
+  if (p.new_lane) {
+    p.baseline.lanes[p.lane] = ReviewedLane{contract.lane().found().value_or(Json::object()),
+                                            reviewer, p.reason, relative};
+    promoted << "reviewed lane " << p.lane << "\n";
   }
-  if (new_contract) {
-    baseline->locked = contract.locked().found().value_or(Json::object());
-    baseline->rule_set = part->rule_set;  // the rule set the contract locks: the audit checked
+  if (p.new_contract) {
+    p.baseline.locked = contract.locked().found().value_or(Json::object());
+    p.baseline.rule_set = p.part.rule_set;  // the rule set the contract locks: the audit checked
     promoted << "adopted the run's contract\n";
   }
-  Result<std::string> text = BaselineText(*baseline);
-  if (!text.ok()) return fail(text.status());
-  Status valid = ParseBaseline(*text, baseline_path).status();
+  Result<std::string> text = BaselineText(p.baseline);
+  if (!text.ok()) return said(Fail(text.status()));
+  Status valid = ParseBaseline(*text, p.baseline_path).status();
   if (!valid.ok()) {
-    return refuse("the promoted baseline would not be valid, so nothing was written: " +
-                  valid.message());
+    return said(Refuse("the promoted baseline would not be valid, so nothing was written: " +
+                       valid.message()));
   }
-
   if (!inside) {
-    const std::string target = home + "/" + relative;
-    if (PathExists(target)) {
-      // Promoted before (an earlier attempt, or another record of the same run): the copy must be
-      // that evidence, whole.
-      Result<EvidenceSummary> there = ReadRunSummary(target);
-      if (!there.ok() || !there->complete || !there->findings.empty() ||
-          there->manifest_sha256 != evidence->manifest_sha256) {
-        return refuse(target + " exists and is not a verified copy of " + evidence_path +
-                      ": move it away or promote from evidence of another name");
-      }
-    } else {
-      if (!IsDirectory(home + "/evidence") && mkdir((home + "/evidence").c_str(), 0755) != 0) {
-        return fail(Status::IOError("mkdir " + home + "/evidence", errno));
-      }
-      Status copied =
-          CopyEvidence(source, sharded, evidence->manifest, evidence->manifest_sha256, target);
-      if (!copied.ok()) return fail(copied);
-      context.out << "copied " << evidence_path << " to " << target << "\n";
-    }
+    if (std::optional<Stop> stop = CopyBeside(p, home, relative, context.out)) return said(*stop);
   }
   // The baseline as it was read, still: an edit made meanwhile is never overwritten.
   std::string now;
-  Result<Baseline> reread = LoadBaseline(baseline_path, &now);
-  if (!reread.ok() || now != baseline_sha256) {
-    return refuse(baseline_path + " changed while promoting; nothing was written to it");
+  Result<Baseline> reread = LoadBaseline(p.baseline_path, &now);
+  if (!reread.ok() || now != p.baseline_sha256) {
+    return said(Refuse(p.baseline_path + " changed while promoting; nothing was written to it"));
   }
-  Status written = WriteFileAtomic(baseline_path, *text, 0644);
-  if (!written.ok()) return fail(written);
+  Status written = WriteFileAtomic(p.baseline_path, *text, 0644);
+  if (!written.ok()) return said(Fail(written));
   context.out << promoted.str();
-  context.out << "wrote " << baseline_path << " (reviewer " << reviewer
+  context.out << "wrote " << p.baseline_path << " (reviewer " << reviewer
               << (git->commit ? ", commit " + git->commit->substr(0, 12) : std::string())
               << (git->clean ? (*git->clean ? ", clean tree" : ", uncommitted changes") : "")
               << ")\n";

@@ -232,91 +232,129 @@ Result<VerifiedShard> VerifyShard(const std::string& folder, const Shard& shard,
   return verified;
 }
 
-Status AuditShardedRun(const std::string& dir, const EvidenceAuditOptions& given,
-                       AuditResult* result) {
-  Result<ShardedRun> read = ReadShardedRun(dir);
-  if (!read.ok()) return Status::BadInput(read.status().message());
-  const ShardedRun& run = *read;
-  result->format = "a ratchet sharded run (state " + run.state + ", " +
-                   std::to_string(run.shards.size()) + " shards)";
-  const std::string file = kShardedRunFile;
-  if (run.state != "complete") {
-    result->Breaks(file + ": state", "the run is " + run.state +
-                                         ", not complete: it was never collected (`ratchet run "
-                                         "--resume` goes on with it)");
+namespace {
+
+// What the checks of a sharded run share, read once: the run, and what its shards re-derive.
+struct ShardedRunFacts {
+  ShardedRunFacts(const std::string& dir_in, const ShardedRun& run_in,
+                  const EvidenceAuditOptions& options_in)
+      : dir(dir_in), run(run_in), options(options_in) {}
+
+  const std::string& dir;
+  const ShardedRun& run;
+  EvidenceAuditOptions options;  // with the datasets located once for every shard
+  bool seed_known = false;       // the revealed run seed is the one seed_commit binds
+  // By record: each shard's re-derived scoring and its report entry, first scoring and second.
+  std::map<std::string, std::vector<AuditedScoring>> firsts, reruns;
+  std::map<std::string, std::vector<ReportEntry>> first_entries, rerun_entries;
+};
+
+const std::string kRunFile = kShardedRunFile;
+
+void CheckRunState(const ShardedRunFacts& facts, AuditResult* result) {
+  if (facts.run.state != "complete") {
+    result->Breaks(kRunFile + ": state", "the run is " + facts.run.state +
+                                             ", not complete: it was never collected (`ratchet "
+                                             "run --resume` goes on with it)");
   }
-  std::string manifest_sha256;  // of the bytes checked: the signature must be over those
-  for (const std::string& problem : CheckShardedRunManifest(dir, run, &manifest_sha256)) {
+}
+
+// MANIFEST.json against run.json and the shards' manifests; SIGNATURE.json over the very bytes
+// checked, by the key run.json names (the one that signed each shard as it was verified).
+void CheckRunManifestAndSigner(const ShardedRunFacts& facts, AuditResult* result) {
+  std::string manifest_sha256;
+  for (const std::string& problem : CheckShardedRunManifest(facts.dir, facts.run,
+                                                            &manifest_sha256)) {
     result->Breaks(kShardedRunManifestFile, problem);
   }
-  AuditSignature(dir, kShardedRunManifestFile, result, manifest_sha256);
-  // The key run.json names is the one that signed the run, and each shard as it was verified.
-  if (run.signer != result->signed_by) {
-    result->Breaks(file + ": signer",
-                   (run.signer.empty() ? std::string("null") : "key " + KeyId(run.signer)) +
+  AuditSignature(facts.dir, kShardedRunManifestFile, result, manifest_sha256);
+  const std::string& signer = facts.run.signer;
+  if (signer != result->signed_by) {
+    result->Breaks(kRunFile + ": signer",
+                   (signer.empty() ? std::string("null") : "key " + KeyId(signer)) +
                        ", but the run's SIGNATURE.json " +
                        (result->signed_by.empty() ? std::string("does not verify with a key")
                                                   : "verifies with key " + KeyId(result->signed_by)) +
                        ": the run was not signed by the key that signed its shards");
   }
-  // Nothing at the top but what a sharded run writes there: an unsigned file beside a signed
-  // run would read as part of it.
+}
+
+// Nothing at the top but what a sharded run writes there: an unsigned file beside a signed run
+// would read as part of it.
+void CheckRunTopLevel(const ShardedRunFacts& facts, AuditResult* result) {
   static const std::set<std::string> kTopLevel = {kShardedRunFile, kShardedRunManifestFile,
                                                   kSignatureFile, "shards", "logs"};
-  if (DIR* top = opendir(dir.c_str())) {
-    std::set<std::string> extra;
-    while (dirent* entry = readdir(top)) {
-      const std::string name = entry->d_name;
-      if (name != "." && name != ".." && !kTopLevel.count(name)) extra.insert(name);
-    }
-    closedir(top);
-    for (const std::string& name : extra) {
-      result->Breaks(name, "not part of a sharded run's evidence: a collected run holds only " +
-                               std::string(kShardedRunFile) + ", " + kShardedRunManifestFile +
-                               ", " + kSignatureFile + ", shards/ and logs/ at the top");
-    }
+  DIR* top = opendir(facts.dir.c_str());
+  if (top == nullptr) return;
+  std::set<std::string> extra;
+  while (dirent* entry = readdir(top)) {
+    const std::string name = entry->d_name;
+    if (name != "." && name != ".." && !kTopLevel.count(name)) extra.insert(name);
   }
-  const bool seed_known = !run.seed.empty() && SeedMatchesCommit(run.seed, run.seed_commit);
+  closedir(top);
+  for (const std::string& name : extra) {
+    result->Breaks(name, "not part of a sharded run's evidence: a collected run holds only " +
+                             std::string(kShardedRunFile) + ", " + kShardedRunManifestFile + ", " +
+                             kSignatureFile + ", shards/ and logs/ at the top");
+  }
+}
+
+void CheckRunSeed(ShardedRunFacts* facts, AuditResult* result) {
+  const ShardedRun& run = facts->run;
+  facts->seed_known = !run.seed.empty() && SeedMatchesCommit(run.seed, run.seed_commit);
   if (run.seed.empty()) {
-    result->Breaks(file + ": seed", "the run seed is not revealed: no shard's seed can be derived");
-  } else if (!seed_known) {
-    result->Breaks(file + ": seed", "not the seed seed_commit binds");
+    result->Breaks(kRunFile + ": seed",
+                   "the run seed is not revealed: no shard's seed can be derived");
+  } else if (!facts->seed_known) {
+    result->Breaks(kRunFile + ": seed", "not the seed seed_commit binds");
   } else {
     result->Checked("the run seed is the one seed_commit binds");
   }
+}
 
-  EvidenceAuditOptions options = given;
-  if (!options.datasets) {
-    // Located once for every shard.
-    Result<DataSearch> search = MakeDataSearch(options.data_dir);
-    if (!search.ok()) return search.status();
-    Result<std::vector<LocatedDataset>> located = LocateDatasets(*search);
-    if (!located.ok()) return located.status();
-    options.datasets = std::move(located).value();
-  }
-
-  // The shard folders on disk are the run's, every one.
+// The shard folders on disk are the run's, every one.
+void CheckShardFoldersListed(const ShardedRunFacts& facts, AuditResult* result) {
   std::set<std::string> listed;
-  for (const ShardedRunShard& s : run.shards) listed.insert(s.shard.id);
-  if (DIR* shards = opendir((dir + "/shards").c_str())) {
-    while (dirent* entry = readdir(shards)) {
-      const std::string name = entry->d_name;
-      if (name == "." || name == "..") continue;
-      if (!listed.count(name)) {
-        result->Breaks("shards/" + name, "a folder run.json does not list as a shard");
-      }
+  for (const ShardedRunShard& s : facts.run.shards) listed.insert(s.shard.id);
+  DIR* shards = opendir((facts.dir + "/shards").c_str());
+  if (shards == nullptr) return;
+  while (dirent* entry = readdir(shards)) {
+    const std::string name = entry->d_name;
+    if (name != "." && name != ".." && !listed.count(name)) {
+      result->Breaks("shards/" + name, "a folder run.json does not list as a shard");
     }
-    closedir(shards);
   }
+  closedir(shards);
+}
 
-  // By record: the shards' re-derived scorings, first and second.
-  std::map<std::string, std::vector<AuditedScoring>> firsts, reruns;
-  std::map<std::string, std::vector<ReportEntry>> first_entries, rerun_entries;
+// A shard scored more than once: the last scoring is the one collected; the reader sees the
+// others, and why they were set aside (a folder that failed verification, or at a resume).
+void NoteSetAsideAttempts(const ShardedRunShard& s, const std::string& where,
+                          AuditResult* result) {
+  std::string set_aside;
+  int scored = 0;
+  for (const ShardAttempt& attempt : s.attempts) {
+    if (attempt.end != AttemptEnd::kScored) continue;
+    ++scored;
+    if (&attempt != &s.attempts.back()) {
+      set_aside += "; attempt " + std::to_string(attempt.attempt) + ": " +
+                   (attempt.why.empty() ? "no reason given" : attempt.why);
+    }
+  }
+  if (scored > 1) {
+    result->Note(where + ".attempts", "the shard was scored " + std::to_string(scored) +
+                                          " times and its last attempt collected" + set_aside);
+  }
+}
+
+// Each shard: its id the hash of its work, scored, and verified (VerifyShard) with its findings
+// merged under its folder's name; what it re-derives is kept by record.
+Status VerifyShards(ShardedRunFacts* facts, AuditResult* result) {
+  const ShardedRun& run = facts->run;
   int audited = 0, derived_seeds = 0;
   for (size_t i = 0; i < run.shards.size(); ++i) {
     const ShardedRunShard& s = run.shards[i];
-    const std::string where = file + ": shards[" + std::to_string(i) + "]";
-    const std::string prefix = "shards/" + Short(s.shard.id) + "…/";
+    const std::string where = kRunFile + ": shards[" + std::to_string(i) + "]";
     Result<std::string> id = ShardId(run.locked, s.shard.record, s.shard.submission_sha256,
                                      s.shard.run, run.seed_commit);
     if (!id.ok() || *id != s.shard.id) {
@@ -327,139 +365,173 @@ Status AuditShardedRun(const std::string& dir, const EvidenceAuditOptions& given
       result->Breaks(where + ".state", "\"" + s.state + "\": the shard was not scored");
       continue;
     }
-    // A shard scored more than once: the last scoring is the one collected; the reader sees the
-    // others, and why they were set aside (a folder that failed verification, or at a resume).
-    std::string set_aside;
-    int scored = 0;
-    for (const ShardAttempt& attempt : s.attempts) {
-      if (attempt.end != AttemptEnd::kScored) continue;
-      ++scored;
-      if (&attempt != &s.attempts.back()) {
-        set_aside += "; attempt " + std::to_string(attempt.attempt) + ": " +
-                     (attempt.why.empty() ? "no reason given" : attempt.why);
-      }
-    }
-    if (scored > 1) {
-      result->Note(where + ".attempts", "the shard was scored " + std::to_string(scored) +
-                                            " times and its last attempt collected" + set_aside);
-    }
-    const std::string folder = ShardFolder(dir, s.shard.id);
+    NoteSetAsideAttempts(s, where, result);
     Result<VerifiedShard> shard =
-        VerifyShard(folder, s.shard, run, seed_known ? run.seed : "", run.signer, options);
+        VerifyShard(ShardFolder(facts->dir, s.shard.id), s.shard, run,
+                    facts->seed_known ? run.seed : "", run.signer, facts->options);
     if (!shard.ok()) return shard.status();
     ++audited;
     if (result->rules.empty()) result->rules = shard->audit.rules;
-    Merge(shard->audit, prefix, result);
+    Merge(shard->audit, "shards/" + Short(s.shard.id) + "…/", result);
     if (!shard->entry) continue;
     if (shard->seed_derived) ++derived_seeds;
-    (s.rerun ? reruns : firsts)[s.shard.record].push_back(shard->derived);
-    (s.rerun ? rerun_entries : first_entries)[s.shard.record].push_back(*shard->entry);
+    (s.rerun ? facts->reruns : facts->firsts)[s.shard.record].push_back(shard->derived);
+    (s.rerun ? facts->rerun_entries : facts->first_entries)[s.shard.record].push_back(
+        *shard->entry);
   }
   result->Checked(std::to_string(audited) + " of " + std::to_string(run.shards.size()) +
                   " shards audited as evidence directories of their own");
-  if (seed_known) {
+  if (facts->seed_known) {
     result->Checked(std::to_string(derived_seeds) +
                     " shard seeds derived again from the revealed run seed");
   }
+  return Status::Ok();
+}
 
-  // Each record's claim against its shards.
+// A record's shards are its runs 1..N, and its second scoring's N+1..2N: none left out, none
+// moved from one scoring to the other.
+void CheckRunNumbers(const ShardedRunFacts& facts, const std::string& id, AuditResult* result) {
+  const size_t n = facts.firsts.at(id).size();
+  std::vector<int64_t> numbers;
+  for (const ReportEntry& e : facts.first_entries.at(id)) numbers.push_back(e.runs[0].run);
+  std::sort(numbers.begin(), numbers.end());
+  for (size_t k = 0; k < numbers.size(); ++k) {
+    if (numbers[k] != static_cast<int64_t>(k + 1)) {
+      result->Breaks(kRunFile + ": shards", "record " + id + "'s first scoring is not runs 1.." +
+                                                std::to_string(n) + " (a run is missing or moved)");
+      break;
+    }
+  }
+  auto again_entries = facts.rerun_entries.find(id);
+  if (again_entries == facts.rerun_entries.end()) return;
+  std::vector<int64_t> again;
+  for (const ReportEntry& e : again_entries->second) again.push_back(e.runs[0].run);
+  std::sort(again.begin(), again.end());
+  bool contiguous = again.size() == n;
+  for (size_t k = 0; contiguous && k < again.size(); ++k) {
+    contiguous = again[k] == static_cast<int64_t>(n + k + 1);
+  }
+  if (!contiguous) {
+    result->Breaks(kRunFile + ": shards", "record " + id + "'s second scoring is not runs " +
+                                              std::to_string(n + 1) + ".." +
+                                              std::to_string(2 * n));
+  }
+}
+
+// The claim, field for field, is the one its shards' entries make (runs, band, energy, flags).
+void CheckClaimedEntry(const ShardedRunFacts& facts, const std::string& id, const Json& claimed,
+                       AuditResult* result) {
+  if (!claimed.is_object()) return;
+  Json mine = claimed;
+  mine.erase("rerun");
+  if (mine != ReportEntryJson(CombineShardEntries(facts.first_entries.at(id)))) {
+    result->Breaks(kRunFile + ": report.records." + id,
+                   "not the entry its shards' reports make (runs, band, energy, flags)");
+  }
+  auto again = facts.rerun_entries.find(id);
+  if (again != facts.rerun_entries.end() && claimed.contains("rerun") &&
+      claimed["rerun"] != ReportEntryJson(CombineShardEntries(again->second))) {
+    result->Breaks(kRunFile + ": report.records." + id + ".rerun",
+                   "not the entry its second scoring's shards make");
+  }
+}
+
+// "<id>: qualified, ranked 1.234 ms (3 shards); scored again: qualified".
+std::string ClaimLine(const std::string& id, const AuditedRecord& record, size_t shards) {
+  std::string claim = id + ": " + (record.first.qualified ? "qualified" : "disqualified");
+  if (record.first.ranked_ms) {
+    char ms[32];
+    std::snprintf(ms, sizeof ms, "%.3f", *record.first.ranked_ms);
+    claim += std::string(", ranked ") + ms + " ms";
+  }
+  claim += " (" + std::to_string(shards) + (shards == 1 ? " shard)" : " shards)");
+  if (record.rerun) {
+    claim += "; scored again: ";
+    claim += record.rerun->qualified ? "qualified" : "disqualified";
+  }
+  return claim;
+}
+
+// Each record's claim in run.json's report against what its shards re-derive; and no record
+// claimed that no shard scored.
+void CheckRecords(const ShardedRunFacts& facts, AuditResult* result) {
+  const ShardedRun& run = facts.run;
   const Json records = run.report.is_object() ? run.report.value("records", Json()) : Json();
   if (run.state == "complete" && !records.is_object()) {
-    result->Breaks(file + ": report.records", "missing: the run claims nothing");
+    result->Breaks(kRunFile + ": report.records", "missing: the run claims nothing");
   }
-  for (const auto& [id, scorings] : firsts) {
+  for (const auto& [id, scorings] : facts.firsts) {
+    const std::string where = kRunFile + ": report.records." + id;
     std::optional<AuditedScoring> first = Combine(scorings);
     if (!first) {
-      result->Breaks(file + ": report.records." + id,
-                     "its shards scored more than one submission or band");
+      result->Breaks(where, "its shards scored more than one submission or band");
       continue;
     }
     AuditedRecord record{*first, std::nullopt};
     const Json claimed = records.is_object() ? records.value(id, Json()) : Json();
-    // A record's shards are its runs 1..N, and its second scoring's N+1..2N: none left out,
-    // none moved from one scoring to the other.
-    const size_t n = scorings.size();
-    std::vector<int64_t> numbers;
-    for (const ReportEntry& e : first_entries[id]) numbers.push_back(e.runs[0].run);
-    std::sort(numbers.begin(), numbers.end());
-    for (size_t k = 0; k < numbers.size(); ++k) {
-      if (numbers[k] != static_cast<int64_t>(k + 1)) {
-        result->Breaks(file + ": shards", "record " + id + "'s first scoring is not runs 1.." +
-                                              std::to_string(n) + " (a run is missing or moved)");
-        break;
-      }
-    }
-    if (rerun_entries.count(id)) {
-      std::vector<int64_t> again;
-      for (const ReportEntry& e : rerun_entries[id]) again.push_back(e.runs[0].run);
-      std::sort(again.begin(), again.end());
-      bool contiguous = again.size() == n;
-      for (size_t k = 0; contiguous && k < again.size(); ++k) {
-        contiguous = again[k] == static_cast<int64_t>(n + k + 1);
-      }
-      if (!contiguous) {
-        result->Breaks(file + ": shards", "record " + id + "'s second scoring is not runs " +
-                                              std::to_string(n + 1) + ".." +
-                                              std::to_string(2 * n));
-      }
-    }
-    // The claim, field for field, is the one its shards' entries make (runs, band, energy).
-    if (claimed.is_object()) {
-      Json expected = ReportEntryJson(CombineShardEntries(first_entries[id]));
-      Json mine = claimed;
-      mine.erase("rerun");
-      if (mine != expected) {
-        result->Breaks(file + ": report.records." + id,
-                       "not the entry its shards' reports make (runs, band, energy, flags)");
-      }
-      if (rerun_entries.count(id) && claimed.contains("rerun") &&
-          claimed["rerun"] != ReportEntryJson(CombineShardEntries(rerun_entries[id]))) {
-        result->Breaks(file + ": report.records." + id + ".rerun",
-                       "not the entry its second scoring's shards make");
-      }
-    }
-    CompareScoring(claimed, *first, file + ": report.records." + id, result);
-    if (reruns.count(id)) {
-      record.rerun = Combine(reruns.at(id));
+    CheckRunNumbers(facts, id, result);
+    CheckClaimedEntry(facts, id, claimed, result);
+    CompareScoring(claimed, *first, where, result);
+    if (facts.reruns.count(id)) {
+      record.rerun = Combine(facts.reruns.at(id));
       if (record.rerun) {
         CompareScoring(claimed.is_object() ? claimed.value("rerun", Json()) : Json(),
-                       *record.rerun, file + ": report.records." + id + ".rerun", result);
+                       *record.rerun, where + ".rerun", result);
       }
     } else if (claimed.is_object() && claimed.contains("rerun")) {
-      result->Breaks(file + ": report.records." + id + ".rerun", "no shard scored it again");
+      result->Breaks(where + ".rerun", "no shard scored it again");
     }
     result->records[id] = record;
-    std::string claim = id + ": " + (record.first.qualified ? "qualified" : "disqualified");
-    if (record.first.ranked_ms) {
-      char ms[32];
-      std::snprintf(ms, sizeof ms, "%.3f", *record.first.ranked_ms);
-      claim += std::string(", ranked ") + ms + " ms";
-    }
-    claim += " (" + std::to_string(scorings.size()) + (scorings.size() == 1 ? " shard)" : " shards)");
-    if (record.rerun) {
-      claim += "; scored again: ";
-      claim += record.rerun->qualified ? "qualified" : "disqualified";
-    }
-    result->claims.push_back(claim);
+    result->claims.push_back(ClaimLine(id, record, scorings.size()));
   }
-  if (records.is_object()) {
-    for (const auto& [id, value] : records.items()) {
-      if (!firsts.count(id)) {
-        result->Breaks(file + ": report.records." + id, "no shard of the run scored it");
-      }
+  if (!records.is_object()) return;
+  for (const auto& [id, value] : records.items()) {
+    if (!facts.firsts.count(id)) {
+      result->Breaks(kRunFile + ": report.records." + id, "no shard of the run scored it");
     }
   }
-  // The exit code the run's differences give.
-  if (run.state == "complete") {
-    const Json part = run.report.is_object() ? run.report.value(kRatchetReportKey, Json()) : Json();
-    const bool no_errors = part.is_object() && part.value("errors", Json()).is_array() &&
-                           part["errors"].empty();
-    if (run.exit_code != (no_errors ? 0 : 1)) {
-      result->Breaks(file + ": exit_code", std::to_string(run.exit_code) +
-                                               " where the run's differences give " +
-                                               (no_errors ? "0" : "1"));
-    }
+}
+
+// The exit code the run's differences give.
+void CheckRunExitCode(const ShardedRunFacts& facts, AuditResult* result) {
+  const ShardedRun& run = facts.run;
+  if (run.state != "complete") return;
+  const Json part = run.report.is_object() ? run.report.value(kRatchetReportKey, Json()) : Json();
+  const bool no_errors =
+      part.is_object() && part.value("errors", Json()).is_array() && part["errors"].empty();
+  if (run.exit_code != (no_errors ? 0 : 1)) {
+    result->Breaks(kRunFile + ": exit_code", std::to_string(run.exit_code) +
+                                                 " where the run's differences give " +
+                                                 (no_errors ? "0" : "1"));
   }
+}
+
+}  // namespace
+
+// The checks of a sharded run, in order (docs/distributed.md, "Verify and collect").
+Status AuditShardedRun(const std::string& dir, const EvidenceAuditOptions& given,
+                       AuditResult* result) {
+  Result<ShardedRun> read = ReadShardedRun(dir);
+  if (!read.ok()) return Status::BadInput(read.status().message());
+  ShardedRunFacts facts(dir, *read, given);
+  result->format = "a ratchet sharded run (state " + facts.run.state + ", " +
+                   std::to_string(facts.run.shards.size()) + " shards)";
+  CheckRunState(facts, result);
+  CheckRunManifestAndSigner(facts, result);
+  CheckRunTopLevel(facts, result);
+  CheckRunSeed(&facts, result);
+  if (!facts.options.datasets) {
+    // Located once for every shard.
+    Result<DataSearch> search = MakeDataSearch(facts.options.data_dir);
+    if (!search.ok()) return search.status();
+    Result<std::vector<LocatedDataset>> located = LocateDatasets(*search);
+    if (!located.ok()) return located.status();
+    facts.options.datasets = std::move(located).value();
+  }
+  CheckShardFoldersListed(facts, result);
+  RATCHET_RETURN_IF_ERROR(VerifyShards(&facts, result));
+  CheckRecords(facts, result);
+  CheckRunExitCode(facts, result);
   return Status::Ok();
 }
 
