@@ -11,6 +11,7 @@
 #include <filesystem>
 
 #include "core/file.h"
+#include "core/utf8.h"
 #include "protocol/deadline.h"
 #include "sandbox/policy.h"
 #include "sandbox/reap.h"
@@ -87,9 +88,9 @@ Result<SandboxedResult> RunSandboxed(const SandboxedCommand& command) {
   int status = 0;
   while (waitpid(*pid, &status, 0) < 0 && errno == EINTR) {
   }
-  if (result.output.size() > command.output_bytes) {
-    result.output.erase(0, result.output.size() - command.output_bytes);
-  }
+  // The job's words are kept in the evidence: cut at a character and made valid UTF-8, so that
+  // no output it prints can stop its verdict being written.
+  result.output = ValidUtf8Tail(result.output, command.output_bytes);
   // Paths in the job's folder read as relative to it: the folder's name is ratchet's, not the
   // job's, and changes from run to run.
   const std::string prefix = *folder + "/";

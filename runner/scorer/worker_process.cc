@@ -17,6 +17,7 @@
 #include <thread>
 
 #include "core/file.h"
+#include "core/utf8.h"
 #include "rules/rule_ids.h"
 #include "sandbox/reap.h"
 #include "sandbox/spawn.h"
@@ -473,8 +474,8 @@ Json WorkerProcess::GroupUsageJson() const {
 std::string WorkerProcess::log() const {
   if (!log_) return "";
   std::lock_guard<std::mutex> lock(log_->mutex);
-  return log_->tail.size() > log_->cap ? log_->tail.substr(log_->tail.size() - log_->cap)
-                                       : log_->tail;
+  // Kept in the evidence and quoted in its messages: cut at a character, made valid UTF-8.
+  return ValidUtf8Tail(log_->tail, log_->cap);
 }
 
 uint64_t WorkerProcess::log_total_bytes() const {
