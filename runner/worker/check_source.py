@@ -800,7 +800,16 @@ def verdict(source, function, filename, max_bytes=MAX_SOURCE_BYTES, review=None)
         flags = review_flags(source, max_bytes, review)
     except Exception:  # noqa: BLE001  a file that does not parse, or nests too deeply, has none
         flags = []
-    return {"ok": error is None, "error": error, "function": function, "flags": flags}
+    return {"ok": error is None, "error": valid_text(error), "function": valid_text(function),
+            "flags": [valid_text(flag) for flag in flags]}
+
+
+def valid_text(text):
+    """`text` with lone surrogates (a string constant's escapes, quoted in a message) replaced by
+    U+FFFD: the scorer reads the answer as UTF-8 JSON, and a verdict it cannot read is none."""
+    if text is None:
+        return None
+    return text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
 
 
 def main(argv=None):

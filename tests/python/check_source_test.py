@@ -112,6 +112,12 @@ class CasesTest(unittest.TestCase):
         answer = check_source.verdict(deep.encode(), "method", "m.py")
         self.assertFalse(answer["ok"])
 
+    def test_the_answer_is_valid_utf8_whatever_a_message_quotes(self):
+        answer = check_source.verdict(b"X = 1\n", "m\udcff", "m.py")
+        self.assertFalse(answer["ok"])
+        json.dumps(answer, ensure_ascii=False).encode("utf-8")  # a lone surrogate raises here
+        self.assertIn("m\ufffd", answer["error"])
+
 
 class RatchetRuleTest(unittest.TestCase):
     """ratchet's own rule: files the reference passes although loading them runs their code."""
