@@ -10,6 +10,7 @@
 #include "cli/tool_sha256.h"
 #include "core/file.h"
 #include "core/version.h"
+#include "evidence/layout.h"
 #include "evidence/signature.h"
 
 namespace ratchet {
@@ -69,7 +70,36 @@ std::string RecordIdOf(const std::string& path) {
   return id.empty() || id[0] == '.' ? "submission" + id : id;
 }
 
+Status CheckSubmissionNames(const std::string& spec) {
+  const auto shown = [](const std::string& name) {
+    return Json(name).dump(-1, ' ', true, Json::error_handler_t::replace);
+  };
+  const std::string file = SpecFile(spec);
+  const std::string name = BaseName(file);
+  if (name.find('/') != std::string::npos || !CheckEvidencePath(name).ok()) {
+    return Status::BadInput("the method file's name " + shown(name) +
+                            " is not a plain name: a submission's file is named with A-Z a-z 0-9 "
+                            ". _ + @ = - only, not starting with '.' (rename it)");
+  }
+  if (spec.size() == file.size()) return Status::Ok();
+  const std::string function = spec.substr(file.size() + 1);
+  bool identifier = !function.empty() && function.size() <= 255 &&
+                    !(function[0] >= '0' && function[0] <= '9');
+  for (char c : function) {
+    identifier = identifier && ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+                                (c >= '0' && c <= '9') || c == '_');
+  }
+  if (!identifier) {
+    return Status::BadInput("the function name " + shown(function) + " of " + shown(name) +
+                            " is not an identifier: a function is named with A-Z a-z 0-9 _ only, "
+                            "not starting with a digit (or leave it out, and the file's one "
+                            "top-level function is taken)");
+  }
+  return Status::Ok();
+}
+
 Status CheckRecordCrosses(const RecordSpec& record) {
+  RATCHET_RETURN_IF_ERROR(CheckSubmissionNames(record.spec));
   Result<std::string> line = EncodeRequest("score", RecordSpecToJson(record));
   return line.ok() ? Status::Ok() : line.status();
 }

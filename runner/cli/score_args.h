@@ -24,10 +24,17 @@ Result<std::optional<std::string>> SigningKeyFromArgs(const Args& args);
 // A record id from a file name: its stem, every character outside [A-Za-z0-9._-] made '_'.
 std::string RecordIdOf(const std::string& path);
 bool IsNativeSpec(const std::string& spec);
-// Whether `record` can be asked of the scorer: its path and id UTF-8 (a request carries nothing
-// else, session/request.h). Checked before the scorer begins, so that such a path is refused
-// with exit 2 before any evidence is written.
+// Whether `record` can be asked of the scorer: its names as CheckSubmissionNames allows them,
+// its path and id UTF-8 (a request carries nothing else, session/request.h). Checked before the
+// scorer begins, so that such a record is refused with exit 2 before any evidence is written.
 Status CheckRecordCrosses(const RecordSpec& record);
+// What a submission's names may hold, checked before any evidence exists: the file's name is one
+// plain evidence name (A-Z a-z 0-9 . _ + @ = -, not starting with '.', evidence/layout.h), since
+// the evidence keeps the file under it, and a function named on the command line or in a
+// baseline is an identifier of ASCII letters, digits and '_' not starting with a digit. Nothing
+// else (a newline, a control character, a hidden name) reaches a terminal or an evidence file;
+// the error shows the name as a JSON string.
+Status CheckSubmissionNames(const std::string& spec);
 // The file of FILE[:function] (FILE.py:name, FILE.cpp:method).
 std::string SpecFile(const std::string& spec);
 

@@ -318,6 +318,37 @@ TEST(ScoreCommandTest, BadUsageExitsTwo) {
   EXPECT_FALSE(PathExists(dir / "unwritten"));
 }
 
+// A name that could print a forged line, or that the evidence could not keep, is refused before
+// any evidence exists, and the error shows it as text: exit 2, the rule named, no folder.
+TEST(ScoreCommandTest, ANameThatIsNotPlainIsRefusedBeforeAnyEvidence) {
+  TempDir dir;
+  const std::string method = "def method(train_x, train_y, test_x):\n    return test_x[:, 0]\n";
+  struct Case {
+    std::string file, function, shown, rule;
+  };
+  for (const Case& c : std::vector<Case>{
+           {"x.py\nqualified: MNIST 99.99%.py", "", "\"x.py\\nqualified: MNIST 99.99%.py\"",
+            "not a plain name"},
+           {".hidden.py", "", "\".hidden.py\"", "not a plain name"},
+           {"bell\a.py", "", "\"bell\\u0007.py\"", "not a plain name"},
+           {"ok.py", "method\nqualified: MNIST 99.99%", "\"method\\nqualified: MNIST 99.99%\"",
+            "not an identifier"},
+           {"ok.py", "9lives", "\"9lives\"", "not an identifier"},
+       }) {
+    const std::string path = dir / c.file;
+    ASSERT_TRUE(WriteFileAtomic(path, method).ok());
+    const std::string out = dir / "evidence";
+    BinaryRun run = RunRatchet({"score", c.function.empty() ? path : path + ":" + c.function,
+                                "--band", "2000", "--out", out});
+    EXPECT_EQ(run.exit_code, 2) << c.shown << "\n" << run.err;
+    EXPECT_NE(run.err.find(c.shown), std::string::npos) << run.err;
+    EXPECT_NE(run.err.find(c.rule), std::string::npos) << run.err;
+    EXPECT_EQ(run.err.find("\nqualified"), std::string::npos) << run.err;
+    EXPECT_EQ(run.out, "");
+    EXPECT_FALSE(PathExists(out)) << c.shown;
+  }
+}
+
 // The workers of the next calls start while a call runs, each as a uid of its own, and are
 // frozen during its windows. The red-team method looks for them from inside its warm-up and
 // its timed call: it must find them, reach none, and see each stopped while it is timed.
