@@ -270,10 +270,11 @@ Result<std::vector<ManifestEntry>> ReadManifest(const std::string& dir) {
   return ParseManifest(*text, dir + "/" + kManifestFile);
 }
 
-std::vector<EvidenceFinding> VerifyManifest(const std::string& dir) {
-  Result<std::string> text = ReadManifestBytes(dir);
-  if (!text.ok()) return {{kManifestFile, text.status().message()}};
-  Result<std::vector<ManifestEntry>> entries = ParseManifest(*text, dir + "/" + kManifestFile);
+namespace {
+
+// The findings of `dir`'s files against the manifest `text`, read once by the caller.
+std::vector<EvidenceFinding> VerifyManifestText(const std::string& dir, const std::string& text,
+                                                const Result<std::vector<ManifestEntry>>& entries) {
   if (!entries.ok()) return {{kManifestFile, entries.status().message()}};
   Result<std::vector<FolderItem>> items = ScanFolder(dir);
   if (!items.ok()) return {{".", items.status().message()}};
@@ -281,7 +282,7 @@ std::vector<EvidenceFinding> VerifyManifest(const std::string& dir) {
   // One manifest has one spelling, so that the sha256 a baseline records names one content: a
   // byte changed where the JSON would not notice (a space) is found too.
   Result<std::string> expected = ManifestText(*entries);
-  if (!expected.ok() || *expected != *text) {
+  if (!expected.ok() || *expected != text) {
     findings.insert(findings.begin(),
                     {kManifestFile,
                      "not in the form ratchet writes (2-space indent, keys sorted, "
@@ -290,10 +291,30 @@ std::vector<EvidenceFinding> VerifyManifest(const std::string& dir) {
   return findings;
 }
 
+}  // namespace
+
+std::vector<EvidenceFinding> VerifyManifest(const std::string& dir) {
+  return ReadVerifiedManifest(dir).findings;
+}
+
 Result<std::string> ManifestSha256(const std::string& dir) {
   Result<std::string> text = ReadManifestBytes(dir);
   if (!text.ok()) return text.status();
   return Sha256Hex(*text);
+}
+
+VerifiedManifest ReadVerifiedManifest(const std::string& dir) {
+  VerifiedManifest manifest;
+  Result<std::string> text = ReadManifestBytes(dir);
+  if (!text.ok()) {
+    manifest.findings = {{kManifestFile, text.status().message()}};
+    return manifest;
+  }
+  manifest.sha256 = Sha256Hex(*text);
+  Result<std::vector<ManifestEntry>> entries = ParseManifest(*text, dir + "/" + kManifestFile);
+  manifest.findings = VerifyManifestText(dir, *text, entries);
+  if (entries.ok()) manifest.entries = std::move(entries).value();
+  return manifest;
 }
 
 }  // namespace ratchet

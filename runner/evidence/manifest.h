@@ -61,6 +61,15 @@ std::vector<EvidenceFinding> VerifyManifest(const std::string& dir);
 // The sha256 of DIR/MANIFEST.json's bytes: what a baseline records to name this evidence.
 Result<std::string> ManifestSha256(const std::string& dir);
 
+// DIR/MANIFEST.json read once, and all that is derived from those bytes: so that the sha256 a
+// reader reports is of the very manifest the files were checked against.
+struct VerifiedManifest {
+  std::vector<ManifestEntry> entries;     // empty when it could not be read or parsed
+  std::string sha256;                     // of the bytes read; empty when none could be read
+  std::vector<EvidenceFinding> findings;  // as VerifyManifest finds them
+};
+VerifiedManifest ReadVerifiedManifest(const std::string& dir);
+
 }  // namespace ratchet
 
 #endif  // RATCHET_EVIDENCE_MANIFEST_H_

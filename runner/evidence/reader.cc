@@ -173,11 +173,10 @@ Result<EvidenceSummary> ReadEvidence(const std::string& dir) {
     return Status::BadInput(dir + " is not a ratchet evidence directory (no " + kManifestFile +
                             ")");
   }
-  Result<std::vector<ManifestEntry>> manifest = ReadManifest(dir);
-  if (manifest.ok()) summary.manifest = std::move(manifest).value();
-  Result<std::string> manifest_sha256 = ManifestSha256(dir);
-  if (manifest_sha256.ok()) summary.manifest_sha256 = *manifest_sha256;
-  summary.findings = VerifyManifest(dir);
+  VerifiedManifest manifest = ReadVerifiedManifest(dir);  // once: entries, sha256, findings
+  summary.manifest = std::move(manifest.entries);
+  summary.manifest_sha256 = std::move(manifest.sha256);
+  summary.findings = std::move(manifest.findings);
   ReadContents(dir, &summary);
   std::stable_sort(
       summary.findings.begin(), summary.findings.end(),
