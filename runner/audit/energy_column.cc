@@ -3,104 +3,11 @@
 #include <algorithm>
 
 #include "audit/numbers.h"
+#include "energy/energy_file.h"
 #include "rules/pyformat.h"
 
 namespace ratchet {
 namespace {
-
-// Reads the windows of a record; nullopt (with findings) when one is malformed.
-std::optional<std::vector<EnergyWindow>> ParseWindows(const Json& list, const std::string& path,
-                                                      FieldReader& reader) {
-  std::vector<EnergyWindow> windows;
-  bool ok = true;
-  for (size_t i = 0; i < list.size(); ++i) {
-    const std::string at = JoinPath(path, i);
-    const Json& item = list[i];
-    if (!reader.IsObject(item, at)) {
-      ok = false;
-      continue;
-    }
-    EnergyWindow w;
-    std::optional<std::string> name = reader.String(item, at, "name");
-    std::optional<double> seconds = reader.Number(item, at, "seconds");
-    std::optional<double> joules = reader.Number(item, at, "joules");
-    if (!name || !seconds || !joules) {
-      ok = false;
-      continue;
-    }
-    w.name = *name;
-    w.seconds = *seconds;
-    w.joules = *joules;
-    if (IsIdleWindow(w.name)) {
-      std::optional<int64_t> busy = reader.Integer(item, at, "utilization_max");
-      if (!item.contains("contexts")) {
-        reader.result()->Breaks(reader.Where(JoinPath(at, "contexts")), "missing");
-        ok = false;
-      } else if (!item["contexts"].is_null()) {
-        std::optional<int64_t> contexts = reader.Integer(item, at, "contexts");
-        if (!contexts) ok = false;
-        w.contexts = contexts;
-      }
-      if (!busy) ok = false;
-      w.utilization_max = busy.value_or(0);
-    } else if (w.name == "reference") {
-      std::optional<int64_t> matmuls = reader.Integer(item, at, "matmuls");
-      std::optional<int64_t> dim = reader.Integer(item, at, "dim");
-      std::optional<bool> exact = reader.Bool(item, at, "exact");
-      if (!matmuls || !dim || !exact) {
-        ok = false;
-        continue;
-      }
-      if (*dim < 1 || *dim > (1 << 16) || *matmuls < 0 || *matmuls > (int64_t{1} << 24)) {
-        reader.result()->Breaks(reader.Where(at),
-                                "dim " + std::to_string(*dim) + " and matmuls " +
-                                    std::to_string(*matmuls) +
-                                    " are not what one reference window can hold");
-        ok = false;
-        continue;
-      }
-      w.matmuls = *matmuls;
-      w.dim = *dim;
-      w.exact = *exact;
-    } else if (w.name == "control" || w.name == "method") {
-      std::optional<int64_t> calls = reader.Integer(item, at, "calls");
-      if (!calls) {
-        ok = false;
-        continue;
-      }
-      w.calls = *calls;
-      if (w.name == "method") {
-        const Json* ms = reader.Array(item, at, "ms");
-        const Json* correct = reader.Array(item, at, "correct");
-        if (!ms || !correct) {
-          ok = false;
-          continue;
-        }
-        for (size_t k = 0; k < ms->size(); ++k) {
-          if (!(*ms)[k].is_number()) {
-            reader.result()->Breaks(reader.Where(JoinPath(JoinPath(at, "ms"), k)),
-                                    "expected a number, found " + JsonTypeName((*ms)[k]));
-            ok = false;
-            break;
-          }
-          w.ms.push_back((*ms)[k].get<double>());
-        }
-        for (size_t k = 0; k < correct->size(); ++k) {
-          if (!(*correct)[k].is_number_integer()) {
-            reader.result()->Breaks(reader.Where(JoinPath(JoinPath(at, "correct"), k)),
-                                    "expected an integer, found " + JsonTypeName((*correct)[k]));
-            ok = false;
-            break;
-          }
-          w.correct.push_back((*correct)[k].get<int64_t>());
-        }
-      }
-    }
-    windows.push_back(std::move(w));
-  }
-  if (!ok) return std::nullopt;
-  return windows;
-}
 
 // The protocol's shape of the windows: the seven in order, each at least as long as the rule
 // set makes it, every count consistent. Each departure is a finding.
@@ -136,7 +43,7 @@ bool CheckWindows(const std::vector<EnergyWindow>& windows, const std::string& p
       ok = false;
     }
     if (w.name == "reference" && w.dim != e.reference_dim) {
-      result.Breaks(reader.Where(JoinPath(at, "dim")),
+      result.Breaks(reader.Where(JoinPath(at, kEnergyWindowDimKey)),
                     "the reference multiplied " + std::to_string(w.dim) +
                         "-wide matrices; the rule set's are " + std::to_string(e.reference_dim));
       ok = false;
@@ -201,6 +108,18 @@ void CompareInteger(const Json& energy, const std::string& path, const std::stri
   }
 }
 
+// Each figure of `expected` (the writer's, from the recomputed column) against the record's.
+void CompareFigures(const Json& energy, const std::string& path, const Json& expected,
+                    FieldReader& reader, bool* agrees) {
+  for (auto it = expected.begin(); it != expected.end(); ++it) {
+    if (it->is_number_integer()) {
+      CompareInteger(energy, path, it.key(), it->get<int64_t>(), reader, agrees);
+    } else {
+      CompareNumber(energy, path, it.key(), it->get<double>(), reader, agrees);
+    }
+  }
+}
+
 }  // namespace
 
 std::optional<EnergyColumn> AuditEnergy(const Json& energy, const std::string& path,
@@ -208,27 +127,23 @@ std::optional<EnergyColumn> AuditEnergy(const Json& energy, const std::string& p
                                         int64_t band_bp, const RuleSet& rules) {
   FieldFindings& result = *reader.result();
   if (!reader.IsObject(energy, path)) return std::nullopt;
-  if (!energy.contains("windows")) {
+  if (!IsMeasuredColumn(energy)) {
     // Not measured: the record says why, and claims no figure.
-    std::optional<std::optional<double>> mj = reader.NullableNumber(energy, path, "mj_per_call");
+    std::optional<std::optional<double>> mj = reader.NullableNumber(energy, path, kEnergyMjKey);
     if (!mj) return std::nullopt;
     if (mj->has_value()) {
-      result.Breaks(reader.Where(JoinPath(path, "mj_per_call")),
+      result.Breaks(reader.Where(JoinPath(path, kEnergyMjKey)),
                     "a figure of " + ExactNumber(**mj) + " mJ with no windows to derive it from");
       return std::nullopt;
     }
-    std::string reason = energy.value("reason", Json()).is_string()
-                             ? energy["reason"].get<std::string>()
-                             : "no reason given";
-    result.Note(reader.Where(path), "the energy column was not measured: " + reason);
+    result.Note(reader.Where(path), "the energy column was not measured: " +
+                                        EnergyReason(energy).value_or("no reason given"));
     return std::nullopt;
   }
-  const Json* list = reader.Array(energy, path, "windows");
-  const Json* device = reader.Object(energy, path, "device");
-  if (!list || !device) return std::nullopt;
-  const std::string windows_path = JoinPath(path, "windows");
-  std::optional<std::vector<EnergyWindow>> windows = ParseWindows(*list, windows_path, reader);
-  if (!windows) return std::nullopt;
+  std::optional<std::vector<EnergyWindow>> windows = ReadEnergyWindows(energy, path, reader);
+  const Json* device = reader.Object(energy, path, kEnergyDeviceKey);
+  if (!windows || !device) return std::nullopt;
+  const std::string windows_path = JoinPath(path, kEnergyWindowsKey);
   bool agrees = CheckWindows(*windows, windows_path, reader, rules);
   // The name as the protocol matched it: a missing or non-string name never matches a band.
   const Json name = device->value("name", Json());
@@ -241,59 +156,46 @@ std::optional<EnergyColumn> AuditEnergy(const Json& energy, const std::string& p
     return std::nullopt;
   }
 
-  std::optional<std::optional<double>> mj = reader.NullableNumber(energy, path, "mj_per_call");
+  std::optional<std::optional<double>> mj = reader.NullableNumber(energy, path, kEnergyMjKey);
   if (!mj) {
     agrees = false;
   } else if (mj->has_value() != column->mj_per_call.has_value() ||
              (mj->has_value() && **mj != *column->mj_per_call)) {
-    result.Breaks(reader.Where(JoinPath(path, "mj_per_call")),
+    result.Breaks(reader.Where(JoinPath(path, kEnergyMjKey)),
                   "the record says " + (mj->has_value() ? ExactNumber(**mj) : std::string("null")) +
                       "; its windows give " +
                       (column->mj_per_call ? ExactNumber(*column->mj_per_call)
                                            : "none (" + column->problems.front() + ")"));
     agrees = false;
   }
-  const Json* problems = reader.Array(energy, path, "problems");
+  const Json* problems = reader.Array(energy, path, kEnergyProblemsKey);
   if (!problems) {
     agrees = false;
   } else if (*problems != Json(column->problems)) {
-    result.Breaks(reader.Where(JoinPath(path, "problems")),
+    result.Breaks(reader.Where(JoinPath(path, kEnergyProblemsKey)),
                   "the record lists " + JsonShown(*problems) + "; its windows give " +
                       JsonShown(Json(column->problems)));
     agrees = false;
   }
-  CompareNumber(energy, path, "net_mj_before_control", column->net_mj_before_control, reader,
-                &agrees);
-  CompareNumber(energy, path, "control_mj_per_call", column->control_mj_per_call, reader, &agrees);
-  CompareInteger(energy, path, "control_calls", column->control_calls, reader, &agrees);
-  CompareNumber(energy, path, "gross_mj_per_call", column->gross_mj_per_call, reader, &agrees);
-  CompareNumber(energy, path, "idle_w", column->idle_w, reader, &agrees);
-  CompareNumber(energy, path, "active_w", column->active_w, reader, &agrees);
-  CompareInteger(energy, path, "calls", column->calls, reader, &agrees);
-  CompareNumber(energy, path, "seconds", column->seconds, reader, &agrees);
-  CompareNumber(energy, path, "ms_median", column->ms_median, reader, &agrees);
-  CompareNumber(energy, path, "timed_mnist_ms_median", column->timed_mnist_ms_median, reader,
-                &agrees);
-  CompareInteger(energy, path, "correct", column->correct, reader, &agrees);
-  CompareInteger(energy, path, "total", column->total, reader, &agrees);
-  const std::string ref_path = JoinPath(path, "reference");
-  if (const Json* ref = reader.Object(energy, path, "reference")) {
-    CompareNumber(*ref, ref_path, "tflops_per_s", column->tflops_per_s, reader, &agrees);
-    CompareNumber(*ref, ref_path, "j_per_tflop", column->j_per_tflop, reader, &agrees);
-    std::optional<bool> exact = reader.Bool(*ref, ref_path, "exact");
+  // Every other figure, as the scorer's own writer gives it from the recomputed column.
+  CompareFigures(energy, path, EnergyFiguresJson(*column), reader, &agrees);
+  const std::string ref_path = JoinPath(path, kEnergyReferenceKey);
+  if (const Json* ref = reader.Object(energy, path, kEnergyReferenceKey)) {
+    CompareFigures(*ref, ref_path, EnergyReferenceFiguresJson(*column), reader, &agrees);
+    std::optional<bool> exact = reader.Bool(*ref, ref_path, kEnergyExactKey);
     if (exact && *exact != column->exact) {
-      result.Breaks(reader.Where(JoinPath(ref_path, "exact")),
+      result.Breaks(reader.Where(JoinPath(ref_path, kEnergyExactKey)),
                     "does not match the reference window's");
       agrees = false;
     }
     // The band the record applied must be the rule set's, not one of its own.
     const Json band = BandJson(column->band);
-    if (!ref->contains("band")) {
-      result.Breaks(reader.Where(JoinPath(ref_path, "band")), "missing");
+    if (!ref->contains(kEnergyBandKey)) {
+      result.Breaks(reader.Where(JoinPath(ref_path, kEnergyBandKey)), "missing");
       agrees = false;
-    } else if ((*ref)["band"] != band) {
-      result.Breaks(reader.Where(JoinPath(ref_path, "band")),
-                    "the record applied " + JsonShown((*ref)["band"]) + "; the rule set " +
+    } else if ((*ref)[kEnergyBandKey] != band) {
+      result.Breaks(reader.Where(JoinPath(ref_path, kEnergyBandKey)),
+                    "the record applied " + JsonShown((*ref)[kEnergyBandKey]) + "; the rule set " +
                         rules.id + "'s band for " + device_name + " is " + JsonShown(band));
       agrees = false;
     }
@@ -301,7 +203,7 @@ std::optional<EnergyColumn> AuditEnergy(const Json& energy, const std::string& p
     agrees = false;
   }
   if (column->band == nullptr) {
-    result.Note(reader.Where(JoinPath(path, "device.name")),
+    result.Note(reader.Where(JoinPath(JoinPath(path, kEnergyDeviceKey), "name")),
                 "the rule set has no telemetry band for " + device_name +
                     ": the board's power telemetry is unchecked");
   }

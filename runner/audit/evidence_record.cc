@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "audit/numbers.h"
+#include "energy/energy_file.h"
 #include "evidence/fields.h"
 #include "evidence/layout.h"
 #include "evidence/report_file.h"
@@ -70,8 +71,8 @@ Status AuditEntryRuns(EvidenceContext& context, const RecordFacts& facts, const 
       continue;
     }
     if (report_run.energy.is_object() &&
-        report_run.energy.value("mj_per_call", Json()).is_number()) {
-      runs->energy_mj.push_back(report_run.energy["mj_per_call"].get<double>());
+        ClaimedEnergyMj(report_run.energy)) {
+      runs->energy_mj.push_back(*ClaimedEnergyMj(report_run.energy));
     }
     if (run->qualified && run->ranked_ms) {
       runs->ranked.push_back(*run->ranked_ms);

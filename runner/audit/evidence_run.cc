@@ -8,6 +8,7 @@
 #include "audit/run_checks.h"
 #include "contract/contract_view.h"
 #include "core/file.h"
+#include "energy/energy_file.h"
 #include "evidence/fields.h"
 #include "evidence/layout.h"
 #include "evidence/run_files.h"
@@ -155,7 +156,7 @@ void CheckNothingElseInRunFolder(const RunFacts& run, AuditResult* result) {
 void CheckNoEnergyClaimed(const RunFacts& run, AuditResult* result) {
   const Json& claimed = run.report_run.energy;
   const std::string where = "report.json: " + JoinPath(run.report_path, "energy");
-  if (claimed.is_object() && claimed.value("mj_per_call", Json()).is_number()) {
+  if (ClaimedEnergyMj(claimed)) {
     result->Breaks(where, "claims an energy column, but the run has no energy.json");
     return;
   }
@@ -168,10 +169,7 @@ void CheckNoEnergyClaimed(const RunFacts& run, AuditResult* result) {
   if (run.outcome.qualified && device.is_string() && device != Json("cuda")) {
     const std::string lane =
         device != Json("cpu") ? "\"" + device.get<std::string>() + "\"" : std::string("CPU");
-    const Json derived = {{"mj_per_call", nullptr},
-                          {"reason", "a " + lane +
-                                         " lane has no energy column (it is read from a GPU's "
-                                         "energy counter)"}};
+    const Json derived = EnergyNotMeasuredJson(NoBoardReason(device));
     if (!claimed.is_null() && claimed != derived) {
       result->Breaks(where, JsonShown(claimed) + ", but a run on a " + lane +
                                 " lane has no energy column, and the scorer says so as " +
@@ -193,10 +191,10 @@ void CheckNoEnergyClaimed(const RunFacts& run, AuditResult* result) {
 // named board's, not that of a name energy.json gives.
 void CheckEnergyBoard(const RunFacts& run, const Json& energy, const std::string& energy_file,
                       AuditResult* result) {
-  const bool measured_column = energy.is_object() && energy.contains("windows");
+  const bool measured_column = IsMeasuredColumn(energy);
   const ContractView contract(run.context.contract);
   const Json contract_name = contract.device_name().found_or_null();
-  const Json measured = energy.is_object() ? energy.value("device", Json()) : Json();
+  const Json measured = EnergyDevice(energy);
   const Json measured_name = measured.is_object() ? measured.value("name", Json()) : Json();
   if (measured_column && contract.device().ok() && measured_name != contract_name) {
     result->Breaks(energy_file + ": device.name", JsonShown(measured_name) +
@@ -226,9 +224,7 @@ void CheckEnergyColumn(const RunFacts& run, AuditResult* result) {
       ReadRunJson(run.context, energy_file, "the energy column cannot be checked", result);
   if (!energy) return;
   if (!run.report_run.energy.is_null()) {
-    Json summary = *energy;
-    if (summary.is_object()) summary.erase("windows");
-    if (run.report_run.energy != summary) {
+    if (run.report_run.energy != EnergySummaryJson(*energy)) {
       result->Breaks("report.json: " + JoinPath(run.report_path, "energy"),
                      "is not " + energy_file + " without its windows");
     }

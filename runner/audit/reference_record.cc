@@ -8,6 +8,7 @@
 #include "audit/numbers.h"
 #include "audit/stdout_check.h"
 #include "core/sha256.h"
+#include "energy/energy_file.h"
 #include "evidence/fields.h"
 #include "evidence/layout.h"
 #include "rules/judge.h"
@@ -602,8 +603,8 @@ std::string ClaimOfRecord(const ReferenceFacts& r) {
     claim += "qualified, ranked " +
              FormatFixed(record.value("ranked_ms", Json()).get<double>(), 3) + " ms";
     const Json energy = record.value("energy", Json());
-    if (energy.is_object() && energy.value("mj_per_call", Json()).is_number()) {
-      claim += ", energy " + FormatFixed(energy["mj_per_call"].get<double>(), 3) + " mJ per call";
+    if (std::optional<double> mj = ClaimedEnergyMj(energy)) {
+      claim += ", energy " + FormatFixed(*mj, 3) + " mJ per call";
     }
   }
   return claim;

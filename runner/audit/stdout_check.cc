@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "energy/energy_file.h"
 #include "evidence/fields.h"
 #include "rules/pyformat.h"
 
@@ -54,20 +55,17 @@ void StdoutCheck::ExpectPrefix(const std::string& prefix, const std::string& wha
 
 void StdoutCheck::ExpectEnergy(const Json& energy, const std::string& path) {
   if (!energy.is_object()) return;
-  const Json mj = energy.value("mj_per_call", Json());
-  if (mj.is_number()) {
-    Expect("energy " + FormatFixed(mj.get<double>(), 3) + " mJ per call above idle", "energy ",
-           "the energy line", JoinPath(path, "mj_per_call"));
+  if (std::optional<double> mj = ClaimedEnergyMj(energy)) {
+    Expect("energy " + FormatFixed(*mj, 3) + " mJ per call above idle", "energy ",
+           "the energy line", JoinPath(path, kEnergyMjKey));
   }
-  for (const Json& p : energy.value("problems", Json::array())) {
-    if (p.is_string()) {
-      Expect("energy not measured: " + p.get<std::string>(), "", "an energy problem",
-             JoinPath(path, "problems"));
-    }
+  for (const std::string& problem : EnergyProblemTexts(energy)) {
+    Expect("energy not measured: " + problem, "", "an energy problem",
+           JoinPath(path, kEnergyProblemsKey));
   }
-  if (energy.contains("reason") && energy["reason"].is_string()) {
-    Expect("energy not measured: " + energy["reason"].get<std::string>(), "", "the energy line",
-           JoinPath(path, "reason"));
+  if (std::optional<std::string> reason = EnergyReason(energy)) {
+    Expect("energy not measured: " + *reason, "", "the energy line",
+           JoinPath(path, kEnergyReasonKey));
   }
 }
 

@@ -9,6 +9,7 @@
 #include "cli/run_report.h"
 #include "compare/html_text.h"
 #include "core/file.h"
+#include "energy/energy_file.h"
 #include "evidence/fields.h"
 #include "evidence/layout.h"
 #include "evidence/run_files.h"
@@ -72,21 +73,19 @@ void ReadRuns(const std::string& root, Json* records) {
       Result<std::string> energy = ReadFile(RunFile(folder, kEnergyFile), 16u << 20);
       if (!energy.ok()) continue;
       Result<Json> json = ParseJson(*energy, kEnergyFile);
-      if (!json.ok() || !json->is_object() || !json->value("windows", Json()).is_array()) continue;
+      if (!json.ok()) continue;
+      // Read as energy.json's owner reads it; a damaged file's windows are left out.
+      FindingLines damaged;
+      FieldReader energy_reader(kEnergyFile, &damaged);
+      std::optional<std::vector<EnergyWindow>> measured =
+          IsMeasuredColumn(*json) ? ReadEnergyWindows(*json, "", energy_reader) : std::nullopt;
+      if (!measured) continue;
       Json windows = Json::array();
-      for (const Json& window : (*json)["windows"]) {
-        // A window of any other shape (a damaged file) is left out, not a reason to fail.
-        if (!window.is_object() || !window.value("joules", Json()).is_number() ||
-            !window.value("seconds", Json()).is_number()) {
-          continue;
-        }
-        const double joules = window["joules"].get<double>(),
-                     seconds = window["seconds"].get<double>();
-        if (seconds <= 0) continue;
-        const Json name = window.value("name", Json());
-        windows.push_back({{"name", name.is_string() ? name.get<std::string>() : "?"},
-                           {"watts", joules / seconds},
-                           {"seconds", seconds}});
+      for (const EnergyWindow& window : *measured) {
+        if (window.seconds <= 0) continue;
+        windows.push_back({{"name", window.name},
+                           {"watts", window.joules / window.seconds},
+                           {"seconds", window.seconds}});
       }
       if (!windows.empty()) record["energy"].push_back({{"run", run}, {"windows", windows}});
     }

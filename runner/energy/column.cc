@@ -136,66 +136,6 @@ Result<EnergyColumn> RecomputeEnergy(const std::vector<EnergyWindow>& windows,
   return out;
 }
 
-Json BandJson(const ReferenceBand* band) {
-  if (band == nullptr) return Json();
-  return Json::array({Json::array({band->j_per_tflop.low, band->j_per_tflop.high}),
-                      Json::array({band->tflops_per_s.low, band->tflops_per_s.high})});
-}
-
-Json EnergyWindowJson(const EnergyWindow& w) {
-  Json out = {{"name", w.name}, {"seconds", w.seconds}, {"joules", w.joules}};
-  if (IsIdleWindow(w.name)) {
-    out["utilization_max"] = w.utilization_max;
-    out["contexts"] = w.contexts ? Json(*w.contexts) : Json();
-  } else if (w.name == "reference") {
-    out["matmuls"] = w.matmuls;
-    out["dim"] = w.dim;
-    out["exact"] = w.exact;
-  } else if (w.name == "control" || w.name == "method") {
-    out["calls"] = w.calls;
-    if (w.name == "method") {
-      out["ms"] = w.ms;
-      out["correct"] = w.correct;
-    }
-  }
-  return out;
-}
-
-Json EnergyColumnJson(const EnergyColumn& column, const std::vector<EnergyWindow>& windows,
-                      const Json& device, const Json& extra) {
-  Json list = Json::array();
-  for (const EnergyWindow& w : windows) list.push_back(EnergyWindowJson(w));
-  Json out = {{"mj_per_call", column.mj_per_call ? Json(*column.mj_per_call) : Json()},
-              {"problems", column.problems},
-              {"net_mj_before_control", column.net_mj_before_control},
-              {"control_mj_per_call", column.control_mj_per_call},
-              {"control_calls", column.control_calls},
-              {"gross_mj_per_call", column.gross_mj_per_call},
-              {"idle_w", column.idle_w},
-              {"active_w", column.active_w},
-              {"calls", column.calls},
-              {"seconds", column.seconds},
-              {"ms_median", column.ms_median},
-              {"timed_mnist_ms_median", column.timed_mnist_ms_median},
-              {"correct", column.correct},
-              {"total", column.total},
-              {"reference",
-               {{"tflops_per_s", column.tflops_per_s},
-                {"j_per_tflop", column.j_per_tflop},
-                {"exact", column.exact},
-                {"band", BandJson(column.band)}}},
-              {"device", device},
-              {"windows", list}};
-  for (auto it = extra.begin(); extra.is_object() && it != extra.end(); ++it) {
-    out[it.key()] = it.value();
-  }
-  return out;
-}
-
-Json EnergyNotMeasuredJson(const std::string& reason) {
-  return {{"mj_per_call", nullptr}, {"reason", reason}};
-}
-
 bool AllFinite(const Json& value) {
   if (value.is_number_float()) return std::isfinite(value.get<double>());
   if (value.is_array() || value.is_object()) {

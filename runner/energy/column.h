@@ -84,16 +84,6 @@ Result<EnergyColumn> RecomputeEnergy(const std::vector<EnergyWindow>& windows,
                                      const std::string& device_name, double timed_mnist_ms_median,
                                      int64_t band_bp, const RuleSet& rules);
 
-// A reference band as a record gives it: [[J/TFLOP low, high], [TFLOP/s low, high]], or null.
-Json BandJson(const ReferenceBand* band);
-// One window as energy.json holds it: name, seconds and joules, and the fields of its kind.
-Json EnergyWindowJson(const EnergyWindow& window);
-// energy.json of a measured column: every figure of `column`, the reference's, the device as
-// the board described it, and the windows; `extra`'s fields are added (how its draws were made).
-Json EnergyColumnJson(const EnergyColumn& column, const std::vector<EnergyWindow>& windows,
-                      const Json& device, const Json& extra);
-// energy.json of a column that was not measured: mj_per_call null, and why.
-Json EnergyNotMeasuredJson(const std::string& reason);
 // Whether every number in `value` is finite (the evidence refuses NaN and the infinities).
 bool AllFinite(const Json& value);
 

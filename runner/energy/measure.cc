@@ -9,6 +9,7 @@
 #include "core/clock.h"
 #include "core/file.h"
 #include "data/rerelease.h"
+#include "energy/energy_file.h"
 #include "energy/windows.h"
 #include "rules/pyformat.h"
 #include "scorer/draw_source.h"
@@ -171,9 +172,7 @@ int64_t EnergyDrawCount(const RuleSet& rules, double timed_mnist_ms_median) {
 }
 
 Json EnergyOutcome::ReportJson() const {
-  Json report = evidence;
-  if (report.is_object()) report.erase("windows");
-  return report;
+  return EnergySummaryJson(evidence);
 }
 
 EnergyOutcome MeasureEnergyColumn(const EnergyInputs& in, const BoardOpener& open) {

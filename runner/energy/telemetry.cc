@@ -4,6 +4,7 @@
 
 #include "contract/python.h"
 #include "contract/workers.h"
+#include "energy/energy_file.h"
 #include "energy/windows.h"
 #include "rules/judge.h"
 #include "scorer/run.h"

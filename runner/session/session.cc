@@ -16,6 +16,7 @@
 #include "core/file.h"
 #include "core/sha256.h"
 #include "data/pool.h"
+#include "energy/energy_file.h"
 #include "energy/measure.h"
 #include "evidence/layout.h"
 #include "evidence/signature.h"
@@ -298,9 +299,8 @@ Result<RecordResult> ScoringSession::Score(const RecordSpec& record, int runs, i
         return result;
       }
       entry.energy = *energy;
-      const Json mj = energy->value("mj_per_call", Json());
-      if (mj.is_number()) {
-        result.energy_mj.push_back(mj.get<double>());
+      if (std::optional<double> mj = ClaimedEnergyMj(*energy)) {
+        result.energy_mj.push_back(*mj);
         // Once per record, a re-run of it included; a column that gave no figure is tried again.
         energy_measured_.insert(record.id);
       }
@@ -328,12 +328,7 @@ Result<Json> ScoringSession::ScoreEnergy(const RecordSpec& record, int run,
   const Json device = hello.is_object() ? hello.value("device", Json()) : Json();
   if (device != Json("cuda")) {
     // No board to read: CPU timings are never compared, nor is there an energy column.
-    const std::string lane = device.is_string() && device != Json("cpu")
-                                 ? "\"" + device.get<std::string>() + "\""
-                                 : std::string("CPU");
-    const std::string reason = "a " + lane +
-                               " lane has no energy column (it is read from a GPU's "
-                               "energy counter)";
+    const std::string reason = NoBoardReason(device);
     say("energy: none: " + reason);
     return EnergyNotMeasuredJson(reason);
   }

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include "audit/result.h"
+#include "energy/energy_file.h"
 #include "evidence/fields.h"
 #include "fixture.h"
 #include "testdata.h"

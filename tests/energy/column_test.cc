@@ -2,6 +2,7 @@
 // columns written again byte for byte from their windows alone, and the audit accepting what
 // the writer writes.
 #include "energy/column.h"
+#include "energy/energy_file.h"
 
 #include <gtest/gtest.h>
 
