@@ -204,6 +204,15 @@ def torch_flag(target):
     return bool(name) and name.startswith("torch.") and name not in PROTECTED
 
 
+def torch_setting(name):
+    """ratchet's rule, stricter than the reference's torch flag: a setting under torch.backends or
+    of one of torch's config modules (`torch._dynamo.config.cache_size_limit`), never an attribute
+    of a class or a function of torch (`torch.Tensor.argmin = None` changes what the harness's own
+    torch does)."""
+    parts = name.split(".")
+    return parts[0] != "torch" or parts[1] == "backends" or "config" in parts[2:-1]
+
+
 def target_allowed(target, value):
     if isinstance(target, ast.Name):
         if target.id in RESERVED:  # only `name = None`, the fallback of an optional import
@@ -547,6 +556,10 @@ class Inert:
                 if name and any(part.startswith("__") for part in name.split(".")):
                     self.reject(node, f"an assignment to {name}", where,
                                 "a dunder attribute is no torch flag")
+                if name and not torch_setting(name):
+                    self.reject(node, f"an assignment to {name}", where,
+                                "only a setting under torch.backends or of a config module is a "
+                                "torch flag, not a class's attribute or a function of torch")
             self.expression(node.value, where)
             self.expression(getattr(node, "annotation", None), where)
         elif isinstance(node, FUNCTIONS):

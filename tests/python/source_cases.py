@@ -56,6 +56,8 @@ CASES = [
     ("overwrites torch.jit", "import torch\ntorch.jit = None\n" + METHOD, "method", False),
     ("annotated torch flag", "import torch\ntorch.backends.cuda.matmul.allow_tf32: bool = True\n"
      + METHOD, "method", True),
+    ("torch config setting", "import torch\ntorch._dynamo.config.cache_size_limit = 64\n"
+     + METHOD, "method", True),
     ("optional import fallback", "try:\n    import triton\nexcept ImportError:\n"
      "    triton = None\n" + METHOD, "method", True),
     ("cache rebound", "cache = print\n" + METHOD, "method", False),
@@ -288,4 +290,10 @@ STRICTER_CASES = [
     ("star import", "from torch import *\n" + METHOD, "method", False),
     ("torch flag with a dunder part", "import torch\n\ntorch.__path__ = ['/tmp/elsewhere']\n"
      + METHOD, "method", False),
+    # a "flag" that is a method of torch's classes or a function of torch: the harness's own torch
+    # would run without it
+    ("a method of torch.Tensor set to None", "import torch\n\ntorch.Tensor.argmin = None\n"
+     + METHOD, "method", False),
+    ("a function of torch set to a constant", "import torch\n\ntorch.argmax = 0\n" + METHOD,
+     "method", False),
 ]
