@@ -428,6 +428,12 @@ void TallyChecked(const EvidenceContext& context, AuditResult* result) {
 
 }  // namespace
 
+std::string ManifestChangedWhileRead(const std::string& manifest_file, const std::string& read_sha256,
+                                     const std::string& signed_sha256) {
+  return manifest_file + " changed while it was read: the audit read bytes of sha256 " +
+         read_sha256 + ", the signature verified bytes of sha256 " + signed_sha256;
+}
+
 void AuditSignature(const std::string& dir, const std::string& manifest_file, AuditResult* result,
                     const std::string& read_manifest_sha256) {
   const SignatureCheck check = CheckSignature(dir, manifest_file);
@@ -438,10 +444,8 @@ void AuditSignature(const std::string& dir, const std::string& manifest_file, Au
   } else if (!check.valid) {
     result->Breaks(kSignatureFile, check.problem);
   } else if (!read_manifest_sha256.empty() && check.manifest_sha256 != read_manifest_sha256) {
-    result->Breaks(manifest_file,
-                   manifest_file + " changed while it was read: the audit read bytes of sha256 " +
-                       read_manifest_sha256 + ", the signature verified bytes of sha256 " +
-                       check.manifest_sha256);
+    result->Breaks(manifest_file, ManifestChangedWhileRead(manifest_file, read_manifest_sha256,
+                                                           check.manifest_sha256));
   } else {
     result->signed_by = check.public_hex;
     result->Checked("signed by key " + KeyId(check.public_hex) + " (public key " +

@@ -48,6 +48,11 @@ struct EvidenceAuditOptions {
 void AuditSignature(const std::string& dir, const std::string& manifest_file, AuditResult* result,
                     const std::string& read_manifest_sha256 = "");
 
+// The finding of a signature that verifies bytes of `manifest_file` other than those the audit
+// read (`read_sha256`): the file changed between the two reads. AuditSignature's and a shard's.
+std::string ManifestChangedWhileRead(const std::string& manifest_file, const std::string& read_sha256,
+                                     const std::string& signed_sha256);
+
 // Errors: what is not an evidence directory (BadInput, as ReadEvidence says), a rule set given
 // other than the one the contract locks, or none given where no embedded one is it (Usage: it
 // must be given), a folder that cannot be read (IOError). Everything wrong with the evidence

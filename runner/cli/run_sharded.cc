@@ -12,6 +12,7 @@
 #include <cstdio>
 #include <ctime>
 #include <filesystem>
+#include <functional>
 #include <memory>
 
 #include "baseline/ratchet_report.h"
@@ -311,50 +312,44 @@ std::unique_ptr<ShardExecutor> MakeExecutor(const RunState& state,
   return std::make_unique<LocalExecutor>(devices, maker);
 }
 
-// Scores every shard not done, adds the second scorings the first call for, and collects.
-int Drive(RunState& state, const RunRequest& request, const ShardedRunOptions& options,
-          CommandContext& context) {
-  // A run that stops on an error is failed, never left as running: --resume goes on with it.
-  auto fail = [&](const Status& status) {
-    if (state.run.state != "complete") {
-      state.run.state = "failed";
-      state.run.message = status.message();
-      (void)WriteShardedRun(state.dir, state.run);
-    }
-    return ReportError(context.err, "run", status);
-  };
-  std::ostream& shown = request.json ? context.err : context.out;
-  ShardedRun& run = state.run;
-  std::vector<std::string> notes;
-  const std::vector<std::string> records = LaneRecords(request, state, &notes);
+// A run that stops on an error is failed, never left as running: --resume goes on with it.
+int FailRun(RunState& state, const Status& status, CommandContext& context) {
+  if (state.run.state != "complete") {
+    state.run.state = "failed";
+    state.run.message = status.message();
+    (void)WriteShardedRun(state.dir, state.run);
+  }
+  return ReportError(context.err, "run", status);
+}
 
-  Status made = Status::Ok();
-  std::unique_ptr<ShardExecutor> executor = MakeExecutor(state, options, &made);
-  if (!executor) return fail(made);
-  // Every shard is verified as its attempt ends, through the verification the audit makes, and
-  // signed then with the run's key (so that --resume can tell what this key witnessed); again
-  // when --resume keeps it; and once more as collect counts it.
-  Result<ShardVerification> verification = ShardVerificationFor(state.seed, request);
-  if (!verification.ok()) return fail(verification.status());
-  auto verify = [&state, &request, &verification](const Shard& shard,
-                                                  const ShardAttempt& attempt) -> Status {
+// The check each attempt passes as it ends: its folder verified, through the verification the
+// audit makes, then signed with the run's key (so that --resume can tell what this key
+// witnessed). A fresh attempt holds no signature yet: it is verified unsigned, then signed.
+std::function<Status(const Shard&, const ShardAttempt&)> VerifyAndSign(const RunState& state, const RunRequest& request,
+                                     const ShardVerification& verification) {
+  return [&state, &request, &verification](const Shard& shard,
+                                           const ShardAttempt& attempt) -> Status {
     const std::string folder =
         attempt.folder.empty() ? ShardFolder(state.dir, shard.id) : attempt.folder;
-    // A fresh attempt holds no signature yet: it is verified unsigned, then signed.
-    Result<VerifiedShard> verified = VerifyShard(folder, shard, state.run, state.seed, "",
-                                                 verification->options);
+    Result<VerifiedShard> verified =
+        VerifyShard(folder, shard, state.run, state.seed, "", verification.options);
     if (!verified.ok()) return verified.status();
     if (!verified->stands()) return Status::BadInput(verified->why_not());
     if (!request.options.signing_key) return Status::Ok();
     return SignShard(folder, *request.options.signing_key, verified->audit.manifest_sha256);
   };
-  ShardScheduler scheduler(executor.get(), options.max_attempts, verify);
-  std::map<std::string, size_t>& earlier = state.earlier;
+}
+
+// Every shard of run.json into the scheduler: one done before and verified again now (against
+// the run's signer) is kept; any other is queued, a done one that fails verification said so in
+// its provenance and on `shown`. An attempt the killed ratchet left running is recorded first,
+// so that the one resumed now is numbered after it and its log is kept. Returns how many were kept.
+Result<size_t> QueueShards(RunState& state, const ShardVerification& verification,
+                           ShardScheduler& scheduler, std::ostream& shown) {
+  ShardedRun& run = state.run;
   size_t kept = 0;
   for (ShardedRunShard& s : run.shards) {
     if (s.state == "running") {
-      // The ratchet that ran it was killed (SIGKILL) before the attempt ended: kept in the
-      // provenance, so that the attempt resumed now is numbered after it and its log is kept.
       ShardAttempt killed;
       killed.attempt = static_cast<int>(s.attempts.size()) + 1;
       killed.end = AttemptEnd::kFault;
@@ -363,58 +358,50 @@ int Drive(RunState& state, const RunRequest& request, const ShardedRunOptions& o
       killed.folder = ShardFolder(state.dir, s.shard.id);
       s.attempts.push_back(killed);
     }
-    earlier[s.shard.id] = s.attempts.size();
+    state.earlier[s.shard.id] = s.attempts.size();
     const std::string folder = ShardFolder(state.dir, s.shard.id);
     Status verified = Status::Ok();
     if (s.state == "done") {
       Result<VerifiedShard> shard = VerifyShard(folder, s.shard, run, state.seed, run.signer,
-                                                verification->options);
-      if (!shard.ok()) return fail(shard.status());
+                                                verification.options);
+      if (!shard.ok()) return shard.status();
       if (!shard->stands()) verified = Status::BadInput(shard->why_not());
     }
     if (s.state == "done" && verified.ok()) {
       (void)scheduler.AddDone(s.shard, {});
       ++kept;
-    } else {
-      if (s.state == "done") {
-        // Said in the provenance and on the terminal: a shard scored before is scored again.
-        const std::string why = "discarded at resume: its folder fails verification: " +
-                                verified.message();
-        if (!s.attempts.empty()) s.attempts.back().why = why;
-        shown << "shard " << s.shard.id.substr(0, 12) << " (" << s.shard.record << ", run "
-              << s.shard.run << ") is scored again: " << why << "\n";
-      }
-      s.state = "queued";
-      (void)scheduler.Add(s.shard);
+      continue;
     }
-  }
-  if (kept > 0) shown << "run " << state.dir << ": " << kept << " shard(s) scored before are kept\n";
-  std::unique_ptr<ShardProgress> display;
-  if (!request.json) {
-    if (isatty(STDOUT_FILENO)) {
-      display = std::make_unique<TerminalProgress>(shown);
-    } else {
-      display = std::make_unique<PlainProgress>(shown);
+    if (s.state == "done") {
+      // Said in the provenance and on the terminal: a shard scored before is scored again.
+      const std::string why = "discarded at resume: its folder fails verification: " +
+                              verified.message();
+      if (!s.attempts.empty()) s.attempts.back().why = why;
+      shown << "shard " << s.shard.id.substr(0, 12) << " (" << s.shard.record << ", run "
+            << s.shard.run << ") is scored again: " << why << "\n";
     }
+    s.state = "queued";
+    (void)scheduler.Add(s.shard);
   }
-  RunJournal journal(state.dir, &run, earlier, display.get());
-  journal.Attach(&scheduler);
-  InterruptHold hold;
-  auto interrupted = [&hold] { return hold.Count(); };
+  return kept;
+}
 
-  auto finish_as = [&](const std::string& as, const std::string& message) {
-    run.state = as;
-    run.message = message;
-    (void)WriteShardedRun(state.dir, run);
-  };
+// How the scoring of the shards ended.
+enum class ScoringEnd { kScored, kInterrupted };
+
+// Runs the scheduler until every shard is scored, then once more for the second scorings a
+// record's first calls for (once: a resumed run may have them already). Shards that fail every
+// attempt are an error naming each (FailRun marks the run failed).
+Result<ScoringEnd> ScoreShards(RunState& state, const RunRequest& request,
+                               const ShardVerification& verification,
+                               const std::vector<std::string>& records, ShardScheduler& scheduler,
+                               RunJournal& journal, const std::function<int()>& interrupted,
+                               std::ostream& shown) {
+  ShardedRun& run = state.run;
   for (bool second_pass = false;; second_pass = true) {
     const ShardScheduler::End end = scheduler.Run(interrupted, &journal);
     if (end == ShardScheduler::End::kInterrupted || interrupted() > 0) {
-      finish_as("interrupted", "interrupted; ratchet run --resume goes on");
-      context.err << "ratchet run: interrupted: " << state.dir
-                  << " keeps every shard scored; `ratchet run --resume " << state.dir
-                  << "` scores the rest and collects the run\n";
-      return kExitInterrupted;
+      return ScoringEnd::kInterrupted;
     }
     if (end == ShardScheduler::End::kFailed) {
       std::string failed;
@@ -425,43 +412,46 @@ int Drive(RunState& state, const RunRequest& request, const ShardedRunOptions& o
                     (s.attempts.empty() ? "" : s.attempts.back().why);
         }
       }
-      finish_as("failed", "shards ran out of attempts");
-      return fail(Status::Unavailable("shards of " + state.dir + " failed every attempt:" + failed +
-                                  "\n`ratchet run --resume " + state.dir +
-                                  "` tries them again once the cause is mended"));
+      return Status::Unavailable("shards of " + state.dir + " failed every attempt:" + failed +
+                                 "\n`ratchet run --resume " + state.dir +
+                                 "` tries them again once the cause is mended");
     }
-    if (second_pass) break;
-    // A record whose first scoring calls for a second gets its shards now (once: a resumed run
-    // may have them already).
+    if (second_pass) return ScoringEnd::kScored;
     Result<std::vector<ScoreAgainShards>> again =
-        RecordsToScoreAgain(state.dir, run, *verification, state.gpu, request, records);
-    if (!again.ok()) return fail(again.status());
+        RecordsToScoreAgain(state.dir, run, verification, state.gpu, request, records);
+    if (!again.ok()) return again.status();
     bool added = false;
     for (const ScoreAgainShards& record : *again) {
       shown << record.line;
       for (int r = record.runs + 1; r <= 2 * record.runs; ++r) {
-        Status planned = PlanShard(state, request, record.record, r, true);
-        if (!planned.ok()) return fail(planned);
+        RATCHET_RETURN_IF_ERROR(PlanShard(state, request, record.record, r, true));
         (void)scheduler.Add(run.shards.back().shard);
         added = true;
       }
     }
     (void)WriteShardedRun(state.dir, run);
-    if (!added) break;
+    if (!added) return ScoringEnd::kScored;
   }
+}
 
-  // Collect: every shard verified again, the records assembled, the run held to the baseline;
-  // then sealed (and signed) over the shard manifests as collect verified them.
+// Collect: every shard verified again, the records assembled, the run held to the baseline;
+// then run.json complete and the run sealed (and signed) over the shard manifests as collect
+// verified them. A shard changed since collect verified it fails the run while --resume can
+// verify it again; a seal refused after run.json says complete leaves a run no one may seal.
+Result<RunOutcome> CollectAndSeal(RunState& state, const RunRequest& request,
+                                  const ShardVerification& verification,
+                                  const std::vector<std::string>& records,
+                                  const std::vector<std::string>& notes) {
+  ShardedRun& run = state.run;
   std::map<std::string, std::string> verified_manifests;
   Result<RunOutcome> collected =
-      CollectShards(state.dir, run, *verification, state.gpu, request,
-                    verification->options.rules->document, records, notes, &verified_manifests);
-  if (!collected.ok()) return fail(collected.status());
-  // A shard changed since collect verified it fails the run while --resume can verify it again.
+      CollectShards(state.dir, run, verification, state.gpu, request,
+                    verification.options.rules->document, records, notes, &verified_manifests);
+  if (!collected.ok()) return collected.status();
   Status as_verified = CheckShardsAsVerified(state.dir, run, verified_manifests);
   if (!as_verified.ok()) {
-    return fail(Status::BadInput(as_verified.message() + "; `ratchet run --resume " + state.dir +
-                                 "` verifies it again"));
+    return Status::BadInput(as_verified.message() + "; `ratchet run --resume " + state.dir +
+                            "` verifies it again");
   }
   const RunOutcome& outcome = *collected;
   run.report = Json{{"records", ReportRecordsJson(outcome.records)},
@@ -473,21 +463,69 @@ int Drive(RunState& state, const RunRequest& request, const ShardedRunOptions& o
                     : std::to_string(outcome.ratchet.errors.size()) +
                           " difference(s) from the baseline";
   run.state = "complete";
-  Status written = WriteShardedRun(state.dir, run);
-  if (written.ok()) {
-    std::error_code ignored;
-    std::filesystem::remove_all(state.dir + "/plans", ignored);
-    written = SealShardedRun(state.dir, run, verified_manifests, request.options.signing_key);
-    if (!written.ok()) {
-      // Complete in run.json, its seed revealed, and not sealed: no later process may seal it.
-      written = Status::BadInput(written.message() + "; " + state.dir +
-                                 " is left unsealed, and --resume refuses it: begin a new run");
+  RATCHET_RETURN_IF_ERROR(WriteShardedRun(state.dir, run));
+  std::error_code ignored;
+  std::filesystem::remove_all(state.dir + "/plans", ignored);
+  Status sealed = SealShardedRun(state.dir, run, verified_manifests, request.options.signing_key);
+  if (!sealed.ok()) {
+    // Complete in run.json, its seed revealed, and not sealed: no later process may seal it.
+    return Status::BadInput(sealed.message() + "; " + state.dir +
+                            " is left unsealed, and --resume refuses it: begin a new run");
+  }
+  return collected;
+}
+
+// Scores every shard not done, adds the second scorings the first call for, and collects: the
+// steps above, in order.
+int Drive(RunState& state, const RunRequest& request, const ShardedRunOptions& options,
+          CommandContext& context) {
+  std::ostream& shown = request.json ? context.err : context.out;
+  std::vector<std::string> notes;
+  const std::vector<std::string> records = LaneRecords(request, state, &notes);
+
+  Status made = Status::Ok();
+  std::unique_ptr<ShardExecutor> executor = MakeExecutor(state, options, &made);
+  if (!executor) return FailRun(state, made, context);
+  Result<ShardVerification> verification = ShardVerificationFor(state.seed, request);
+  if (!verification.ok()) return FailRun(state, verification.status(), context);
+  ShardScheduler scheduler(executor.get(), options.max_attempts,
+                           VerifyAndSign(state, request, *verification));
+  Result<size_t> kept = QueueShards(state, *verification, scheduler, shown);
+  if (!kept.ok()) return FailRun(state, kept.status(), context);
+  if (*kept > 0) {
+    shown << "run " << state.dir << ": " << *kept << " shard(s) scored before are kept\n";
+  }
+
+  std::unique_ptr<ShardProgress> display;
+  if (!request.json) {
+    if (isatty(STDOUT_FILENO)) {
+      display = std::make_unique<TerminalProgress>(shown);
+    } else {
+      display = std::make_unique<PlainProgress>(shown);
     }
   }
-  if (!written.ok()) return fail(written);
+  RunJournal journal(state.dir, &state.run, state.earlier, display.get());
+  journal.Attach(&scheduler);
+  // Held from here to the end: a signal during collect and the seal is answered by neither.
+  InterruptHold hold;
+  Result<ScoringEnd> scored = ScoreShards(state, request, *verification, records, scheduler,
+                                          journal, [&hold] { return hold.Count(); }, shown);
+  if (!scored.ok()) return FailRun(state, scored.status(), context);
+  if (*scored == ScoringEnd::kInterrupted) {
+    state.run.state = "interrupted";
+    state.run.message = "interrupted; ratchet run --resume goes on";
+    (void)WriteShardedRun(state.dir, state.run);
+    context.err << "ratchet run: interrupted: " << state.dir
+                << " keeps every shard scored; `ratchet run --resume " << state.dir
+                << "` scores the rest and collects the run\n";
+    return kExitInterrupted;
+  }
+
+  Result<RunOutcome> outcome = CollectAndSeal(state, request, *verification, records, notes);
+  if (!outcome.ok()) return FailRun(state, outcome.status(), context);
   if (!request.json) shown << "evidence: " << state.dir << "\n";
-  PrintRunOutcome(request, outcome, context);
-  return outcome.exit_code;
+  PrintRunOutcome(request, *outcome, context);
+  return outcome->exit_code;
 }
 
 // An exclusive lock on the run's directory, for as long as this process works on it.

@@ -128,11 +128,8 @@ void CheckShardSignature(const std::string& folder, const std::string& signer,
     audit->Breaks(kSignatureFile, "signed with key " + KeyId(check.public_hex) +
                                       ", not the run's key " + KeyId(signer));
   } else if (check.manifest_sha256 != audit->manifest_sha256) {
-    audit->Breaks(kManifestFile, std::string(kManifestFile) +
-                                     " changed while it was read: the audit read bytes of sha256 " +
-                                     audit->manifest_sha256 +
-                                     ", the signature verified bytes of sha256 " +
-                                     check.manifest_sha256);
+    audit->Breaks(kManifestFile, ManifestChangedWhileRead(kManifestFile, audit->manifest_sha256,
+                                                          check.manifest_sha256));
   }
 }
 
