@@ -721,7 +721,7 @@ TEST(TamperBundledTest, AFullSandboxNobodyObservedIsAFinding) {
 
 // A dataset's lock set to null after the run (as if the scorer had not found it), resealed: the
 // labels of every call drawn from it would go unchecked, so the calls drawn from a dataset the
-// contract does not lock are a finding. Tried on the bundled baseline's H200 evidence.
+// contract does not lock are a finding. Tried on the bundled baseline's GPU evidence.
 TEST(TamperBundledTest, ACallFromADatasetTheContractDoesNotLockIsAFinding) {
   const std::string bundled = BundledEvidence("cuda");
   ASSERT_FALSE(bundled.empty()) << "the bundled baseline reviews no GPU lane";
@@ -732,7 +732,16 @@ TEST(TamperBundledTest, ACallFromADatasetTheContractDoesNotLockIsAFinding) {
            [](Json& contract) { contract["locked"]["datasets"]["mnist"] = nullptr; });
   const AuditResult result = AuditWithoutData(copy);
   EXPECT_EQ(result.verdict(), AuditVerdict::kDoesNotStand) << Findings(result);
-  EXPECT_TRUE(HasFinding(result, "records/ncm-py/run-1/calls.json: calls[0]",
+  // The first call drawn from mnist, wherever the run's seed put it among the calls.
+  Result<std::string> text = ReadFile(copy + "/records/ncm-py/run-1/calls.json");
+  ASSERT_TRUE(text.ok()) << text.status().message();
+  Result<Json> calls = ParseJson(*text, "calls.json");
+  ASSERT_TRUE(calls.ok() && calls->is_array());
+  size_t first = 0;
+  while (first < calls->size() && (*calls)[first].value("dataset", "") != "mnist") ++first;
+  ASSERT_LT(first, calls->size()) << "no call drawn from mnist";
+  EXPECT_TRUE(HasFinding(result,
+                         "records/ncm-py/run-1/calls.json: calls[" + std::to_string(first) + "]",
                          "from mnist, which contract.json does not lock (locked.datasets.mnist "
                          "is null)"))
       << Findings(result);
