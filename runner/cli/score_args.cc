@@ -83,7 +83,8 @@ Status CheckSubmissionNames(const std::string& spec) {
   }
   if (spec.size() == file.size()) return Status::Ok();
   const std::string function = spec.substr(file.size() + 1);
-  bool identifier = !function.empty() && function.size() <= 255 &&
+  if (function.empty()) return Status::Ok();  // "FILE.py:": the file's one top-level function
+  bool identifier = function.size() <= 255 &&
                     !(function[0] >= '0' && function[0] <= '9');
   for (char c : function) {
     identifier = identifier && ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||

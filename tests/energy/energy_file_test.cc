@@ -71,41 +71,61 @@ TEST(EnergyFileTest, TheBundledColumnsAreWrittenAgainToTheirBytes) {
   EXPECT_GT(measured, 0u) << "no measured energy.json in the bundled evidence";
 }
 
-// The keys only energy.json holds among the bundled evidence's files.
+// The keys of energy.json (and of its summary, which report.json keeps as a run's `energy`
+// entry) that no other file of the bundled evidence holds elsewhere.
 std::set<std::string> KeysOnlyEnergyJsonHolds() {
   std::map<std::string, std::set<std::string>> keys_by_file;
-  std::function<void(const Json&, std::set<std::string>*)> walk = [&](const Json& value,
-                                                                     std::set<std::string>* keys) {
-    if (value.is_object()) {
-      for (auto it = value.begin(); it != value.end(); ++it) {
-        keys->insert(it.key());
-        walk(it.value(), keys);
-      }
-    } else if (value.is_array()) {
-      for (const Json& item : value) walk(item, keys);
-    }
-  };
+  // `in_runs` is true inside an array under a key "runs": its items' "energy" is energy.json's.
+  std::function<void(const Json&, bool, std::set<std::string>*)> walk =
+      [&](const Json& value, bool in_runs, std::set<std::string>* keys) {
+        if (value.is_object()) {
+          for (auto it = value.begin(); it != value.end(); ++it) {
+            if (in_runs && it.key() == "energy") continue;
+            keys->insert(it.key());
+            if (it.key() == "runs" && it.value().is_array()) {
+              for (const Json& run : it.value()) walk(run, true, keys);
+            } else {
+              walk(it.value(), false, keys);
+            }
+          }
+        } else if (value.is_array()) {
+          for (const Json& item : value) walk(item, false, keys);
+        }
+      };
+  std::set<std::string> energy;
   for (const auto& entry : fs::recursive_directory_iterator(SourceDir() + "/baselines/evidence")) {
     if (!entry.is_regular_file() || entry.path().extension() != ".json") continue;
-    walk(ReadJsonFile(entry.path()), &keys_by_file[entry.path().filename()]);
+    const std::string file = entry.path().filename();
+    walk(ReadJsonFile(entry.path()), false, file == "energy.json" ? &energy : &keys_by_file[file]);
   }
-  std::set<std::string> only = keys_by_file["energy.json"];
   for (const auto& [file, keys] : keys_by_file) {
-    if (file == "energy.json") continue;
-    for (const std::string& key : keys) only.erase(key);
+    for (const std::string& key : keys) energy.erase(key);
   }
-  return only;
+  return energy;
 }
 
 TEST(EnergyFileTest, NoFolderButItsOwnersSpellsAKeyOnlyEnergyJsonHolds) {
   const std::set<std::string> keys = KeysOnlyEnergyJsonHolds();
-  ASSERT_TRUE(keys.count("joules") && keys.count("utilization_max")) << "keys not found";
-  // The same word with another meaning: the telemetry reference's matrix width in the worker's
-  // protocol, and the run page's own data (its plot of each window's watts).
+  for (const char* key : {"joules", "utilization_max", "idle_w", "gross_mj_per_call", "reason"}) {
+    ASSERT_TRUE(keys.count(key)) << key << " is not among energy.json's own keys";
+  }
+  // The same word with another meaning in each of these files.
   const std::map<std::string, std::set<std::string>> other_meaning = {
-      {"worker/ratchet_worker.cc", {"dim"}},
-      {"cli/html_report.cc", {"windows"}},
-      {"cli/html_report.h", {"windows"}},
+      // the worker protocol's telemetry reference command
+      {"worker/ratchet_worker.cc", {"dim", "exact", "reference", "seconds"}},
+      // the run page's own data (each window's watts), and its plot's band
+      {"cli/html_report.cc", {"band", "seconds", "windows"}},
+      {"cli/html_report.h", {"band", "seconds", "windows"}},
+      // the command's --band option
+      {"cli/score_command.cc", {"band"}},
+      // a promotion's reason, in records.json
+      {"baseline/baseline.cc", {"reason"}},
+      {"cli/promote_command.cc", {"reason"}},
+      // a shard attempt's seconds, in run.json
+      {"shard/shards.cc", {"seconds"}},
+      {"shard/sharded_run.cc", {"seconds"}},
+      // the reference window's name, and a window's seconds in a finding's path
+      {"audit/energy_column.cc", {"reference", "seconds"}},
   };
   const fs::path runner = SourceDir() + "/runner";
   for (const auto& entry : fs::recursive_directory_iterator(runner)) {
