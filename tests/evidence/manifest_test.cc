@@ -91,6 +91,29 @@ TEST_F(ManifestTest, AnEditedManifestChangesItsSha256) {
   EXPECT_TRUE(HasFinding(VerifyManifest(dir_), "MANIFEST.json", "not in the form ratchet writes"));
 }
 
+// One read gives all three: the entries, the sha256 of the very bytes read, and the findings;
+// a manifest that cannot be read is one finding and no sha256.
+TEST_F(ManifestTest, OneReadGivesTheEntriesTheSha256AndTheFindings) {
+  const std::string bytes = *ReadFile(Path("MANIFEST.json"));
+  VerifiedManifest clean = ReadVerifiedManifest(dir_);
+  EXPECT_EQ(clean.sha256, Sha256Hex(bytes));
+  EXPECT_EQ(clean.entries.size(), ReadManifest(dir_)->size());
+  EXPECT_TRUE(clean.findings.empty()) << Describe(clean.findings);
+
+  std::string edited = bytes;
+  edited.insert(edited.size() - 1, " ");
+  ASSERT_TRUE(WriteFileAtomic(Path("MANIFEST.json"), edited).ok());
+  VerifiedManifest spaced = ReadVerifiedManifest(dir_);
+  EXPECT_EQ(spaced.sha256, Sha256Hex(edited));
+  EXPECT_TRUE(HasFinding(spaced.findings, "MANIFEST.json", "not in the form ratchet writes"));
+
+  ASSERT_EQ(unlink(Path("MANIFEST.json").c_str()), 0);
+  VerifiedManifest gone = ReadVerifiedManifest(dir_);
+  EXPECT_TRUE(gone.sha256.empty());
+  EXPECT_TRUE(gone.entries.empty());
+  EXPECT_EQ(gone.findings.size(), 1u) << Describe(gone.findings);
+}
+
 TEST_F(ManifestTest, AMissingFileIsFound) {
   ASSERT_EQ(unlink(Path("records/ncm/run-1/labels/02.u8").c_str()), 0);
   std::vector<EvidenceFinding> findings = VerifyManifest(dir_);
