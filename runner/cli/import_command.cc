@@ -62,145 +62,167 @@ std::string RelativeTo(const std::string& folder, const std::string& path) {
   return relative.string();
 }
 
-}  // namespace
 
-int RunImport(CommandContext& context) {
-  auto fail = [&](const Status& status) { return ReportError(context.err, "import", status); };
-  auto refuse = [&](const std::string& message) {
-    context.err << "ratchet import: refused: " << message << "\nnothing was written\n";
-    return static_cast<int>(kExitFinding);
-  };
-  Result<Args> args = Args::Parse(context.argv, {{"baseline", true},
-                                                 {"record", true},
-                                                 {"submission", true},
-                                                 {"claim", true, true},
-                                                 {"rules", true}});
-  if (!args.ok()) return fail(args.status());
+// Why an import stops: an error (exit 2 or 3, as the status says) or a refusal (exit 1).
+struct Stop {
+  Status error = Status::Ok();
+  std::string refused;
+};
+Stop Refuse(std::string why) { return Stop{Status::Ok(), std::move(why)}; }
+Stop Fail(Status error) { return Stop{std::move(error), ""}; }
+
+// One import, step by step: what the command line asks, then the claims taken.
+struct Import {
+  std::string baseline_path, id, spec, file, function;
+  std::vector<std::string> claims;
+  std::optional<std::string> rules;
+  std::string sha256;  // of the submission's bytes
+
+  std::vector<ReferenceClaim> taken;
+  std::vector<ClaimFile> files;
+};
+
+// The command line: every option there, the record id and the submission's names plain, the
+// submission read.
+std::optional<Stop> ParseImport(const std::vector<std::string>& argv, Import* import) {
+  Result<Args> args = Args::Parse(argv, {{"baseline", true},
+                                         {"record", true},
+                                         {"submission", true},
+                                         {"claim", true, true},
+                                         {"rules", true}});
+  if (!args.ok()) return Fail(args.status());
   if (!args->positional().empty()) {
-    return fail(Status::Usage("unexpected argument '" + args->positional().front() + "'"));
+    return Fail(Status::Usage("unexpected argument '" + args->positional().front() + "'"));
   }
   for (const char* flag : {"baseline", "record", "submission"}) {
     if (!args->Has(flag)) {
-      return fail(Status::Usage(std::string("import needs --") + flag +
+      return Fail(Status::Usage(std::string("import needs --") + flag +
                                 (std::string(flag) == "submission" ? " FILE[:function]" : " ...")));
     }
   }
-  const std::vector<std::string> claims = args->GetAll("claim");
-  if (claims.empty() || claims.size() > 3) {
-    return fail(Status::Usage("give one to three claims: --claim RECORD.json"));
+  import->claims = args->GetAll("claim");
+  if (import->claims.empty() || import->claims.size() > 3) {
+    return Fail(Status::Usage("give one to three claims: --claim RECORD.json"));
   }
-  const std::string baseline_path = *args->Get("baseline");
-  const std::string id = *args->Get("record");
-  if (Status valid = CheckRecordId(id, "--record"); !valid.ok()) return fail(valid);
-  const std::string spec = *args->Get("submission");
-  std::string file = spec, function;
+  import->baseline_path = *args->Get("baseline");
+  import->id = *args->Get("record");
+  import->rules = args->Get("rules");
+  if (Status valid = CheckRecordId(import->id, "--record"); !valid.ok()) return Fail(valid);
+  const std::string& spec = import->spec = *args->Get("submission");
+  import->file = spec;
   if (size_t colon = spec.rfind(':'); colon != std::string::npos && colon > 0 &&
                                       spec.find('/', colon) == std::string::npos) {
-    file = spec.substr(0, colon);
-    function = spec.substr(colon + 1);
+    import->file = spec.substr(0, colon);
+    import->function = spec.substr(colon + 1);
   }
-  if (!std::filesystem::exists(file)) return fail(Status::BadInput("no method file at " + file));
-  Result<std::string> bytes = ReadInputFile(file, "--submission", kMaxMethodFile);
-  if (!bytes.ok()) return fail(bytes.status());
-  const std::string sha256 = Sha256Hex(*bytes);
+  if (!std::filesystem::exists(import->file)) {
+    return Fail(Status::BadInput("no method file at " + import->file));
+  }
+  // Names the baseline keeps and `ratchet run` checks: refused here, before anything is audited.
+  if (Status names = CheckSubmissionNames(spec); !names.ok()) return Fail(names);
+  Result<std::string> bytes = ReadInputFile(import->file, "--submission", kMaxMethodFile);
+  if (!bytes.ok()) return Fail(bytes.status());
+  import->sha256 = Sha256Hex(*bytes);
+  return std::nullopt;
+}
 
-  Result<BaselineLock> lock = BaselineLock::Acquire(baseline_path, "import", context.err);
-  if (!lock.ok()) return fail(lock.status());
-  Result<Baseline> baseline = LoadBaseline(baseline_path);
-  if (!baseline.ok()) return fail(baseline.status());
-  if (baseline->records.count(id)) {
-    return fail(Status::BadInput(baseline_path + " has a record \"" + id +
-                                 "\" already: import under a new id"));
+// One claim audited against the submission, as `ratchet audit --submission` does: it must stand,
+// be official, name its board and its submission in short printable words, and not be given twice.
+std::optional<Stop> TakeClaim(const std::string& claim, Import* import) {
+  const std::string& file = import->file;
+  AuditOptions options;
+  options.submission = file;
+  options.rules_path = import->rules;
+  Result<AuditResult> audit = Audit(claim, options);
+  if (!audit.ok()) return Fail(audit.status());
+  if (!audit->nothing_to_audit.empty()) return Refuse(claim + ": " + audit->nothing_to_audit);
+  if (audit->verdict() != AuditVerdict::kStands || !audit->reference) {
+    std::string findings;
+    for (const AuditFinding& finding : audit->findings) {
+      if (finding.kind == AuditFinding::Kind::kBreaks) {
+        findings += "\n  " + finding.where + ": " + finding.message;
+      }
+    }
+    return Refuse(claim + " does not stand under `ratchet audit --submission " + file + "`:" +
+                  (findings.empty() ? " it is not a reference scorer's record" : findings));
   }
+  if (!audit->unofficial.empty()) {
+    std::string why;
+    for (const std::string& reason : audit->unofficial) why += (why.empty() ? "" : "; ") + reason;
+    return Refuse(claim + " stands but is not an official claim (" + why +
+                  "): only official claims are held to");
+  }
+  const ReferenceClaim& reference = *audit->reference;
+  if (reference.device.empty() || !reference.sandboxed) {
+    return Refuse(claim + " does not say " +
+                  (reference.device.empty() ? "which board it was scored on"
+                                            : "that it ran in the sandbox") +
+                  ": only official claims are held to");
+  }
+  // What the baseline keeps of a claim's words is short and printable, as a board's name and a
+  // scorer's version are: a claim's longer or stranger text is not written into a baseline.
+  for (const auto& [field, text] : {std::pair<const char*, const std::string&>{
+                                        "device", reference.device},
+                                    {"version", reference.version}}) {
+    if (text.size() > 256 || !PrintableAscii(text)) {
+      return Fail(Status::BadInput(claim + ": its " + field + " (" + Excerpt(text, 60) +
+                                   ") is not a board's name or a scorer's version: at most "
+                                   "256 printable ASCII characters"));
+    }
+  }
+  if (reference.source_sha256.empty()) {
+    return Refuse(claim + " names no submission (no source_sha256): it cannot be tied to " + file);
+  }
+  Result<std::string> claim_bytes = ReadFile(claim, 64u << 20);
+  if (!claim_bytes.ok()) return Fail(claim_bytes.status());
+  const std::string claim_sha256 = Sha256Hex(*claim_bytes);
+  for (const ClaimFile& earlier : import->files) {
+    if (earlier.sha256 == claim_sha256) {
+      return Refuse(claim + " is the claim " + earlier.path + " again: give each claim once");
+    }
+  }
+  import->taken.push_back(reference);
+  import->files.push_back({RelativeTo(DirName(import->baseline_path), claim), claim_sha256});
+  return std::nullopt;
+}
 
-  // Each claim audited against this submission; every one must stand and be official.
-  std::vector<ReferenceClaim> taken;
-  std::vector<ClaimFile> files;
-  for (const std::string& claim : claims) {
-    AuditOptions options;
-    options.submission = file;
-    options.rules_path = args->Get("rules");
-    Result<AuditResult> audit = Audit(claim, options);
-    if (!audit.ok()) return fail(audit.status());
-    if (!audit->nothing_to_audit.empty()) {
-      return refuse(claim + ": " + audit->nothing_to_audit);
-    }
-    if (audit->verdict() != AuditVerdict::kStands || !audit->reference) {
-      std::string findings;
-      for (const AuditFinding& finding : audit->findings) {
-        if (finding.kind == AuditFinding::Kind::kBreaks) {
-          findings += "\n  " + finding.where + ": " + finding.message;
-        }
-      }
-      return refuse(claim + " does not stand under `ratchet audit --submission " + file + "`:" +
-                    (findings.empty() ? " it is not a reference scorer's record" : findings));
-    }
-    if (!audit->unofficial.empty()) {
-      std::string why;
-      for (const std::string& reason : audit->unofficial) why += (why.empty() ? "" : "; ") + reason;
-      return refuse(claim + " stands but is not an official claim (" + why +
-                    "): only official claims are held to");
-    }
-    if (audit->reference->device.empty() || !audit->reference->sandboxed) {
-      return refuse(claim + " does not say " +
-                    (audit->reference->device.empty() ? "which board it was scored on"
-                                                      : "that it ran in the sandbox") +
-                    ": only official claims are held to");
-    }
-    // What the baseline keeps of a claim's words is short and printable, as a board's name and a
-    // scorer's version are: a claim's longer or stranger text is not written into a baseline.
-    for (const auto& [field, text] : {std::pair<const char*, const std::string&>{
-                                          "device", audit->reference->device},
-                                      {"version", audit->reference->version}}) {
-      if (text.size() > 256 || !PrintableAscii(text)) {
-        return fail(Status::BadInput(claim + ": its " + field + " (" + Excerpt(text, 60) +
-                                     ") is not a board's name or a scorer's version: at most "
-                                     "256 printable ASCII characters"));
-      }
-    }
-    if (audit->reference->source_sha256.empty()) {
-      return refuse(claim + " names no submission (no source_sha256): it cannot be tied to " +
-                    file);
-    }
-    taken.push_back(*audit->reference);
-    Result<std::string> claim_bytes = ReadFile(claim, 64u << 20);
-    if (!claim_bytes.ok()) return fail(claim_bytes.status());
-    const std::string claim_sha256 = Sha256Hex(*claim_bytes);
-    for (const ClaimFile& earlier : files) {
-      if (earlier.sha256 == claim_sha256) {
-        return refuse(claim + " is the claim " + earlier.path + " again: give each claim once");
-      }
-    }
-    files.push_back({RelativeTo(DirName(baseline_path), claim), claim_sha256});
-  }
-  const ReferenceClaim& first = taken.front();
-  for (size_t i = 1; i < taken.size(); ++i) {
-    const ReferenceClaim& other = taken[i];
+// The claims taken name one band, one outcome, one board and one scorer version, and the
+// function --submission names, if it names one.
+std::optional<Stop> CheckClaimsAgree(const Import& import) {
+  const ReferenceClaim& first = import.taken.front();
+  for (size_t i = 1; i < import.taken.size(); ++i) {
+    const ReferenceClaim& other = import.taken[i];
     if (other.band_bp != first.band_bp) {
-      return refuse("the claims name more than one band (" + std::to_string(first.band_bp) +
+      return Refuse("the claims name more than one band (" + std::to_string(first.band_bp) +
                     " and " + std::to_string(other.band_bp) + " bp): import one band's claims");
     }
     if (other.broken != first.broken) {
-      return refuse("the claims disagree on the outcome: " + claims[0] + " and " + claims[i]);
+      return Refuse("the claims disagree on the outcome: " + import.claims[0] + " and " +
+                    import.claims[i]);
     }
     if (other.device != first.device) {
-      return refuse("the claims were scored on different boards (" + first.device + " and " +
+      return Refuse("the claims were scored on different boards (" + first.device + " and " +
                     other.device + "): import one board's claims");
     }
     if (other.version != first.version) {
-      return refuse("the claims were made by different scorer versions");
+      return Refuse("the claims were made by different scorer versions");
     }
   }
-  if (!function.empty() && function != first.function) {
-    return refuse("the claims scored " + first.file + ":" + first.function + ", not the function " +
-                  function + " named by --submission");
+  if (!import.function.empty() && import.function != first.function) {
+    return Refuse("the claims scored " + first.file + ":" + first.function +
+                  ", not the function " + import.function + " named by --submission");
   }
+  return std::nullopt;
+}
 
+// The record the claims make: claimed, not reviewed; its ranked time the claims' median.
+BaselineRecord RecordOfClaims(const Import& import) {
+  const ReferenceClaim& first = import.taken.front();
   BaselineRecord record;
-  record.id = id;
-  record.submission = RelativeTo(DirName(baseline_path), file);
+  record.id = import.id;
+  record.submission = RelativeTo(DirName(import.baseline_path), import.file);
   record.function = first.function;
-  record.sha256 = sha256;
+  record.sha256 = import.sha256;
   record.band_bp = first.band_bp;
   ClaimedOutcome claimed;
   claimed.outcome.status = first.broken.empty() ? "qualified" : "disqualified";
@@ -208,30 +230,58 @@ int RunImport(CommandContext& context) {
   claimed.band_bp = first.band_bp;
   if (first.broken.empty()) {
     std::vector<double> times;
-    for (const ReferenceClaim& claim : taken) times.push_back(claim.ranked_ms.value_or(0));
+    for (const ReferenceClaim& claim : import.taken) times.push_back(claim.ranked_ms.value_or(0));
     claimed.ranked_ms = Median(times);
   }
   claimed.board = first.device;
   claimed.scorer = first.version;
-  claimed.claims = files;
+  claimed.claims = import.files;
   record.claimed = claimed;
-  baseline->records[id] = record;
-  Status written = WriteBaseline(baseline_path, *baseline);
-  if (!written.ok()) return fail(written);
-  context.out << "imported " << TerminalText(id) << " into " << baseline_path << ": claimed "
-              << claimed.outcome.status
-              << (claimed.outcome.broken.empty() ? "" : " (" + [&] {
-                   std::string list;
-                   for (const std::string& rule : claimed.outcome.broken)
-                     list += (list.empty() ? "" : ", ") + TerminalText(rule);
-                   return list;
-                 }() + ")")
-              << " at " << claimed.band_bp << " bp"
-              << (claimed.ranked_ms ? ", ranked " + std::to_string(*claimed.ranked_ms) + " ms" : "")
-              << " on " << claimed.board << " (" << taken.size() << " claim"
-              << (taken.size() == 1 ? "" : "s") << ")\n"
-              << "next: `ratchet run --baseline " << baseline_path << " --record " << id
-              << "` tries to reproduce it; then `ratchet promote` reviews it\n";
+  return record;
+}
+
+void PrintImported(const Import& import, const ClaimedOutcome& claimed, std::ostream& out) {
+  std::string broken;
+  for (const std::string& rule : claimed.outcome.broken) {
+    broken += (broken.empty() ? "" : ", ") + TerminalText(rule);
+  }
+  out << "imported " << TerminalText(import.id) << " into " << import.baseline_path
+      << ": claimed " << claimed.outcome.status << (broken.empty() ? "" : " (" + broken + ")")
+      << " at " << claimed.band_bp << " bp"
+      << (claimed.ranked_ms ? ", ranked " + std::to_string(*claimed.ranked_ms) + " ms" : "")
+      << " on " << claimed.board << " (" << import.taken.size() << " claim"
+      << (import.taken.size() == 1 ? "" : "s") << ")\n"
+      << "next: `ratchet run --baseline " << import.baseline_path << " --record " << import.id
+      << "` tries to reproduce it; then `ratchet promote` reviews it\n";
+}
+
+}  // namespace
+
+int RunImport(CommandContext& context) {
+  auto stop = [&](const Stop& why) {
+    if (!why.error.ok()) return ReportError(context.err, "import", why.error);
+    context.err << "ratchet import: refused: " << why.refused << "\nnothing was written\n";
+    return static_cast<int>(kExitFinding);
+  };
+  Import import;
+  if (std::optional<Stop> why = ParseImport(context.argv, &import)) return stop(*why);
+  Result<BaselineLock> lock = BaselineLock::Acquire(import.baseline_path, "import", context.err);
+  if (!lock.ok()) return stop(Fail(lock.status()));
+  Result<Baseline> baseline = LoadBaseline(import.baseline_path);
+  if (!baseline.ok()) return stop(Fail(baseline.status()));
+  if (baseline->records.count(import.id)) {
+    return stop(Fail(Status::BadInput(import.baseline_path + " has a record \"" + import.id +
+                                      "\" already: import under a new id")));
+  }
+  for (const std::string& claim : import.claims) {
+    if (std::optional<Stop> why = TakeClaim(claim, &import)) return stop(*why);
+  }
+  if (std::optional<Stop> why = CheckClaimsAgree(import)) return stop(*why);
+  const BaselineRecord record = RecordOfClaims(import);
+  baseline->records[import.id] = record;
+  Status written = WriteBaseline(import.baseline_path, *baseline);
+  if (!written.ok()) return stop(Fail(written));
+  PrintImported(import, *record.claimed, context.out);
   return kExitSuccess;
 }
 

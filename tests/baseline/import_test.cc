@@ -131,6 +131,11 @@ TEST_F(ImportTest, TheCorpusRecordsAreAuditedAndEachIsRefusedSayingWhy) {
   run = Import("ncm", dir_ / "submissions/ncm.py", {});
   EXPECT_EQ(run.exit_code, 2);
   EXPECT_TRUE(Contains(run.err, "give one to three claims")) << run.err;
+  // A name `ratchet run` would refuse is refused here, before any claim is audited.
+  ASSERT_TRUE(WriteFileAtomic(dir_ / "submissions/.ncm.py", ncm_).ok());
+  run = Import("ncm", dir_ / "submissions/.ncm.py", {Claim("loose", loose)});
+  EXPECT_EQ(run.exit_code, 2);
+  EXPECT_TRUE(Contains(run.err, "\".ncm.py\" is not a plain name")) << run.err;
   EXPECT_EQ(*ReadFile(baseline()), before);
 }
 
