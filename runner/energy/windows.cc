@@ -5,6 +5,7 @@
 #include <thread>
 
 #include "core/clock.h"
+#include "core/utf8.h"
 #include "sandbox/policy.h"
 #include "sandbox/reap.h"
 #include "sandbox/spawn.h"
@@ -40,7 +41,7 @@ Result<Json> GreetEnergyWorker(WorkerProcess& worker, const RuleSet& rules) {
   if (std::optional<CallFailure> failure =
           worker.Request(HelloCommand(rules, worker), rules.limits.worker_start_s,
                          "starting the worker", &reply)) {
-    const std::string log = worker.log();
+    const std::string log = ValidUtf8(worker.log());
     return Status::Unavailable(failure->message + (log.empty() ? "" : "\nworker output:\n" + log));
   }
   if (DescribeSandbox().full) {

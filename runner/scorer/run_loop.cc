@@ -4,6 +4,7 @@
 #include <thread>
 
 #include "core/clock.h"
+#include "core/utf8.h"
 #include "rules/pyformat.h"
 #include "rules/rule_ids.h"
 #include "sandbox/policy.h"
@@ -179,7 +180,7 @@ RunLoop::Flow RunLoop::TakeWorker(CallState& call) {
     const uid_t uid = call.worker->uid();
     call.worker->Close();
     call.restarted_because = call.hello_failure->message;
-    const std::string said = call.worker->log();
+    const std::string said = ValidUtf8(call.worker->log());
     if (!said.empty()) call.restarted_because += "\nworker output:\n" + said;
     if (!finishing_.empty())
       call.previous["waited"] = "this call's worker started ahead had failed";
@@ -417,7 +418,7 @@ RunLoop::Flow RunLoop::Fail(CallState& call, CallFailure failure) {
     // Not the method's doing: the run ends without a verdict, but what it did is kept.
     failure.message = "the harness could not run call " + std::to_string(call.index + 1) + ": " +
                       failure.message +
-                      (record.log.empty() ? "" : "\nworker output:\n" + record.log);
+                      (record.log.empty() ? "" : "\nworker output:\n" + ValidUtf8(record.log));
     outcome_.harness_failure = std::move(failure);
   } else {
     outcome_.failure = std::move(failure);

@@ -17,7 +17,6 @@
 #include <thread>
 
 #include "core/file.h"
-#include "core/utf8.h"
 #include "rules/rule_ids.h"
 #include "sandbox/reap.h"
 #include "sandbox/spawn.h"
@@ -474,8 +473,10 @@ Json WorkerProcess::GroupUsageJson() const {
 std::string WorkerProcess::log() const {
   if (!log_) return "";
   std::lock_guard<std::mutex> lock(log_->mutex);
-  // Kept in the evidence and quoted in its messages: cut at a character, made valid UTF-8.
-  return ValidUtf8Tail(log_->tail, log_->cap);
+  // Kept in the evidence as the worker printed it (logs/NN.log holds these bytes and calls.json
+  // their count); whoever quotes it in a message makes it valid UTF-8 there (ValidUtf8).
+  return log_->tail.size() > log_->cap ? log_->tail.substr(log_->tail.size() - log_->cap)
+                                       : log_->tail;
 }
 
 uint64_t WorkerProcess::log_total_bytes() const {

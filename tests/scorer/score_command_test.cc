@@ -121,6 +121,28 @@ TEST(ScoreCommandTest, NearestClassMeanQualifiesAtALooseBandWithCompleteEvidence
   EXPECT_TRUE(PathExists(out + "/records/ncm/run-1/labels/04.u8"));
 }
 
+// A worker's log is evidence of what the method printed: bytes that are not UTF-8 are kept as
+// printed (logs/NN.log holds them and calls.json their count), so the audit lets the run stand.
+TEST(ScoreCommandTest, ALogOfBytesThatAreNotUtf8IsKeptAsPrintedAndAudits) {
+  if (!HavePython()) GTEST_SKIP() << "no python3 that imports torch";
+  TempDir dir;
+  const std::string method = dir / "raw_bytes.py";
+  std::ofstream(method) << "import sys\n\nimport torch\n\n\n"
+                           "def method(train_x, train_y, test_x):\n"
+                           "    sys.stderr.buffer.write(b\"bytes \\xff\\xfe\\n\")\n"
+                           "    sys.stderr.buffer.flush()\n"
+                           "    return torch.zeros(test_x.shape[0], dtype=torch.int64)\n";
+  const std::string out = dir / "evidence";
+  const std::string rules = FastRules(dir);
+  BinaryRun run = RunRatchet({"score", method, "--band", "3000", "--rules", rules, "--out", out});
+  ASSERT_TRUE(run.exit_code == 0 || run.exit_code == 1) << run.out << run.err;
+  Result<std::string> log = ReadFile(out + "/records/raw_bytes/run-1/logs/01.log");
+  ASSERT_TRUE(log.ok()) << log.status().message();
+  EXPECT_NE(log->find("bytes \xff\xfe\n"), std::string::npos) << *log;
+  BinaryRun audit = RunRatchet({"audit", out, "--rules", rules});
+  EXPECT_EQ(audit.exit_code, 0) << audit.out << audit.err;
+}
+
 // The C++ twin, compiled under the sandbox into the cache, then run by ratchet-worker; the second
 // score finds the compiled object in the cache.
 TEST(ScoreCommandTest, NativeNearestClassMeanQualifiesAndItsBuildIsCached) {
