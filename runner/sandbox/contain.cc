@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstring>
 
 // Between fork and execve only async-signal-safe calls: no allocation, no locks, no exceptions.
 // Each step returns kOk, or which syscall failed on what, with its errno.
@@ -272,7 +273,33 @@ bool BindAt(int fd, const char* target, unsigned long flags, bool recursive) {
   return mount(nullptr, target, nullptr, MS_REMOUNT | MS_BIND | flags, nullptr) == 0;
 }
 
-bool ApplyViewOp(const ViewOp& op, int fd) {
+// Binds a file holding `text` over `target`. The file is written at `scratch` (root's, 0444: no
+// sandboxed process may write it) when `*written` holds another text, the previous one removed;
+// covers with the same text, which PlanView puts next to each other, share one file. Its name is
+// removed once the view is built (RemoveCoverScratch): the binds keep it, the root shows nothing.
+bool CoverWithText(const char* scratch, const char* target, const char* text,
+                   const char** written) {
+  if (*written == nullptr || strcmp(*written, text) != 0) {
+    if (*written != nullptr && unlink(scratch) != 0) return false;
+    *written = nullptr;
+    const int fd = open(scratch, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0444);
+    if (fd < 0) return false;
+    for (size_t done = 0, size = strlen(text); done < size;) {
+      const ssize_t n = write(fd, text + done, size - done);
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) {
+        close(fd);
+        return false;
+      }
+      done += static_cast<size_t>(n);
+    }
+    close(fd);
+    *written = text;
+  }
+  return mount(scratch, target, nullptr, MS_BIND, nullptr) == 0;
+}
+
+bool ApplyViewOp(const ViewOp& op, int fd, const char* scratch, const char** written) {
   switch (static_cast<Kind>(op.kind)) {
     case Kind::kDir:
       return mkdir(op.target, 0755) == 0 || errno == EEXIST;
@@ -296,6 +323,8 @@ bool ApplyViewOp(const ViewOp& op, int fd) {
       return mount("ratchet-temp", op.target, "tmpfs", MS_NOSUID | MS_NODEV, op.source) == 0;
     case Kind::kProc:
       return mount("proc", op.target, "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, nullptr) == 0;
+    case Kind::kCover:
+      return CoverWithText(scratch, op.target, op.source, written);
   }
   errno = EINVAL;
   return false;
@@ -321,11 +350,15 @@ Failed BuildView(ChildPlan& plan) {
             "size=1048576,nr_inodes=4096,mode=0755") != 0) {
     return Fail(ChildOp::kViewStageMount);
   }
+  const char* written = nullptr;  // the text of the covering file at plan.cover_scratch
   for (size_t i = 0; i < plan.view_count; ++i) {
-    if (!ApplyViewOp(plan.view[i], plan.view_fds[i])) {
+    if (!ApplyViewOp(plan.view[i], plan.view_fds[i], plan.cover_scratch, &written)) {
       return Fail(ChildOp::kViewStep, static_cast<int32_t>(i));
     }
     if (plan.view_fds[i] >= 0) close(plan.view_fds[i]);
+  }
+  if (written != nullptr && unlink(plan.cover_scratch) != 0) {
+    return Fail(ChildOp::kViewStep, static_cast<int32_t>(plan.view_count - 1));
   }
   // pivot_root(".", "."): the old root is stacked under the new one and detached at once.
   if (chdir(plan.stage) != 0 || syscall(SYS_pivot_root, ".", ".") != 0 ||

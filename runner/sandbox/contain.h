@@ -92,6 +92,8 @@ struct ChildPlan {
   bool own_pid_namespace = false;
   // The new root: built in a tmpfs mounted at `stage`, then entered with pivot_root.
   const char* stage = nullptr;
+  // A path in the stage where each covering file is written before it is bound (kCover).
+  const char* cover_scratch = nullptr;
   const ViewOp* view = nullptr;
   size_t view_count = 0;
   int* view_fds = nullptr;  // view_count slots: the sources, opened before the stage hides them

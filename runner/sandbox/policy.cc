@@ -1,6 +1,7 @@
 #include "sandbox/policy.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <sched.h>
 #include <sys/ioctl.h>
 #include <sys/socket.h>
@@ -15,6 +16,10 @@ namespace ratchet {
 namespace {
 
 constexpr ArgumentTest kAlways{};
+
+// From <linux/fs.h> and <linux/mman.h>, which clash with the C library's headers.
+constexpr uint64_t kRwfNoWait = 0x8;
+constexpr uint64_t kMadvCold = 20, kMadvPageout = 21;
 
 constexpr ArgumentTest NotEqual(unsigned arg, uint64_t value, const char* name) {
   return ArgumentTest{ArgumentTest::Op::kNotEqual, arg, 0, value, name};
@@ -105,6 +110,20 @@ std::vector<SyscallRule> MakeRules() {
       {"kexec_file_load", 320, EPERM, kAlways},
       // Pushing bytes into a terminal's input queue (a shell that reads it would run them).
       {"ioctl", 16, EPERM, LowHalfEquals(1, TIOCSTI, "TIOCSTI")},
+      // The page cache is shared by every process of the machine: which pages of a bound file
+      // are resident says what an earlier call read. Asking it is refused (a read that must not
+      // wait fails as on a file that cannot say; Linux AIO, which takes the same flag inside
+      // requests the filter cannot see, does not exist), and so is evicting pages, which would
+      // let a call set them back for the next.
+      {"mincore", 27, ENOSYS, kAlways},
+      {"cachestat", 451, ENOSYS, kAlways},
+      {"preadv2", 327, EOPNOTSUPP, HasFlag(5, kRwfNoWait, "RWF_NOWAIT")},
+      {"pwritev2", 328, EOPNOTSUPP, HasFlag(5, kRwfNoWait, "RWF_NOWAIT")},
+      {"io_setup", 206, ENOSYS, kAlways},
+      {"io_submit", 209, ENOSYS, kAlways},
+      {"fadvise64", 221, EPERM, LowHalfEquals(3, POSIX_FADV_DONTNEED, "POSIX_FADV_DONTNEED")},
+      {"madvise", 28, EPERM, LowHalfEquals(2, kMadvCold, "MADV_COLD")},
+      {"madvise", 28, EPERM, LowHalfEquals(2, kMadvPageout, "MADV_PAGEOUT")},
   };
   return rules;
 }
@@ -117,6 +136,8 @@ const char* ErrnoName(int error) {
       return "EACCES";
     case ENOSYS:
       return "ENOSYS";
+    case EOPNOTSUPP:
+      return "EOPNOTSUPP";
   }
   return "?";
 }

@@ -76,7 +76,7 @@ struct ArgumentTest {
 struct SyscallRule {
   const char* name;
   int nr;
-  int error;  // EPERM, EACCES or ENOSYS
+  int error;  // EPERM, EACCES, ENOSYS or EOPNOTSUPP
   ArgumentTest test;
 };
 

@@ -137,6 +137,8 @@ std::string DescribeFailure(const ChildError& error, const SpawnSpec& spec,
         return "mount a tmpfs (" + at.source + ") at " + at.target + " in the new root";
       case ViewStep::Kind::kProc:
         return "mount proc at " + at.target + " in the new root";
+      case ViewStep::Kind::kCover:
+        return "cover " + at.target + " with a read-only file of fixed text in the new root";
     }
     return std::string("?");
   };
@@ -283,6 +285,7 @@ Result<pid_t> Spawn(const SpawnSpec& spec) {
   std::vector<std::string> staged;
   staged.reserve(view.size());
   for (const ViewStep& at : view) staged.push_back(kViewStage + at.target);
+  const std::string cover_scratch = std::string(kViewStage) + "/.cover";
   std::vector<internal::ViewOp> view_ops;
   for (size_t i = 0; i < view.size(); ++i) {
     view_ops.push_back(
@@ -320,6 +323,7 @@ Result<pid_t> Spawn(const SpawnSpec& spec) {
   plan.as_root = as_root;
   plan.own_pid_namespace = as_root;
   plan.stage = kViewStage;
+  plan.cover_scratch = cover_scratch.c_str();
   plan.view = view_ops.data();
   plan.view_count = view_ops.size();
   plan.view_fds = view_fds.data();

@@ -110,7 +110,153 @@ std::string TempOptions(uint64_t bytes) {
   return "size=" + std::to_string(bytes) + ",nr_inodes=65536,mode=1777";
 }
 
+// The lines of a machine file, or none.
+std::vector<std::string> Lines(const std::string& path) {
+  std::vector<std::string> lines;
+  Result<std::string> text = ReadFile(path, 1 << 20);
+  if (!text.ok()) return lines;
+  size_t at = 0;
+  while (at < text->size()) {
+    size_t end = text->find('\n', at);
+    if (end == std::string::npos) end = text->size();
+    lines.push_back(text->substr(at, end - at));
+    at = end + 1;
+  }
+  return lines;
+}
+
+// /proc/stat with every count zero: a "cpu" line for the machine and one for each processor it
+// lists, the boot time as it is, no process started, one running.
+std::string StatText() {
+  std::string text;
+  std::string boot = "btime 0";
+  for (const std::string& line : Lines("/proc/stat")) {
+    if (line.rfind("cpu", 0) == 0) {
+      text += line.substr(0, line.find(' ')) + (line.rfind("cpu ", 0) == 0 ? " " : "") +
+              " 0 0 0 0 0 0 0 0 0 0\n";
+    } else if (line.rfind("btime ", 0) == 0) {
+      boot = line;
+    }
+  }
+  return text + "intr 0\nctxt 0\n" + boot +
+         "\nprocesses 0\nprocs_running 1\nprocs_blocked 0\nsoftirq 0 0 0 0 0 0 0 0 0 0 0\n";
+}
+
+// /proc/meminfo with the machine's memory as its total, all of it free, nothing cached or swapped.
+std::string MeminfoText() {
+  std::string total = "MemTotal:              0 kB";
+  for (const std::string& line : Lines("/proc/meminfo")) {
+    if (line.rfind("MemTotal:", 0) == 0) total = line;
+  }
+  const std::string kb = total.substr(total.find_first_not_of(' ', 9));
+  auto line = [&kb](const std::string& key, const std::string& value) {
+    std::string padded = key + ":";
+    padded.resize(16, ' ');
+    return padded + std::string(value.size() < 11 ? 11 - value.size() : 0, ' ') + value + "\n";
+  };
+  return line("MemTotal", kb) + line("MemFree", kb) + line("MemAvailable", kb) +
+         line("Buffers", "0 kB") + line("Cached", "0 kB") + line("SwapCached", "0 kB") +
+         line("SwapTotal", "0 kB") + line("SwapFree", "0 kB");
+}
+
+bool IsFile(const std::string& path) {
+  struct stat info;
+  return stat(path.c_str(), &info) == 0 && S_ISREG(info.st_mode);
+}
+
+// The entries of a folder, without "." and "..".
+std::vector<std::string> Entries(const std::string& folder) {
+  std::vector<std::string> names;
+  DIR* dir = opendir(folder.c_str());
+  if (dir == nullptr) return names;
+  while (const dirent* entry = readdir(dir)) {
+    const std::string name = entry->d_name;
+    if (name != "." && name != "..") names.push_back(name);
+  }
+  closedir(dir);
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+// The counters /sys holds beside /proc's, file by file: each NUMA node's memory, allocation and
+// event counts (the node's folder stays: libraries read its processor list).
+std::vector<std::string> SysCounterFiles() {
+  std::vector<std::string> files;
+  const std::string nodes = "/sys/devices/system/node";
+  for (const std::string& node : Entries(nodes)) {
+    if (node.rfind("node", 0) != 0) continue;
+    for (const char* name : {"meminfo", "numastat", "vmstat"}) {
+      files.push_back(nodes + "/" + node + "/" + name);
+    }
+  }
+  return files;
+}
+
+// The block devices' folders in /sys, whose stat and inflight files (the device's and each
+// partition's) count its I/O: the "block" folder that holds a device (the virtual ones, a virtio
+// disk's), else the device's own folder (an NVMe namespace's, beside its controller's files).
+std::vector<std::string> BlockDeviceFolders() {
+  std::set<std::string> folders;
+  for (const std::string& device : Entries("/sys/block")) {
+    char real[PATH_MAX];
+    if (realpath(("/sys/block/" + device).c_str(), real) == nullptr) continue;
+    const std::string parent = Parent(real);
+    folders.insert(parent.size() > 6 && parent.compare(parent.size() - 6, 6, "/block") == 0
+                       ? parent
+                       : std::string(real));
+  }
+  return {folders.begin(), folders.end()};
+}
+
 }  // namespace
+
+const std::vector<CoveredFile>& MachineCounterCovers() {
+  static const std::vector<CoveredFile> covers = [] {
+    std::vector<CoveredFile> all = {
+        {"/proc/stat", StatText()},
+        {"/proc/meminfo", MeminfoText()},
+        {"/proc/loadavg", "0.00 0.00 0.00 1/1 1\n"},
+        {"/proc/uptime", "0.00 0.00\n"},
+        {"/proc/sys/fs/file-nr", "0\t0\t0\n"},
+        {"/proc/sys/fs/inode-nr", "0\t0\n"},
+        {"/proc/sys/fs/inode-state", "0\t0\t0\t0\t0\t0\t0\n"},
+        {"/proc/sys/fs/dentry-state", "0\t0\t0\t0\t0\t0\n"},
+        {"/proc/sys/fs/aio-nr", "0\n"},
+        {"/proc/sys/kernel/random/entropy_avail", "256\n"},
+        {"/proc/sys/kernel/pty/nr", "0\n"},
+    };
+    for (const char* empty : {"/proc/vmstat", "/proc/diskstats", "/proc/interrupts",
+                              "/proc/softirqs", "/proc/schedstat", "/proc/zoneinfo",
+                              "/proc/buddyinfo", "/proc/pagetypeinfo", "/proc/locks",
+                              "/proc/slabinfo", "/proc/vmallocinfo", "/proc/timer_list",
+                              "/proc/sched_debug", "/proc/key-users"}) {
+      all.push_back({empty, ""});
+    }
+    for (std::string& file : SysCounterFiles()) all.push_back({std::move(file), ""});
+    std::vector<CoveredFile> present;
+    for (CoveredFile& cover : all) {
+      if (IsFile(cover.path)) present.push_back(std::move(cover));
+    }
+    // Covers of the same text next to each other: the child writes each text once.
+    std::stable_sort(present.begin(), present.end(),
+                     [](const CoveredFile& a, const CoveredFile& b) { return a.text < b.text; });
+    return present;
+  }();
+  return covers;
+}
+
+const std::vector<std::string>& MachineCounterFolders() {
+  static const std::vector<std::string> folders = [] {
+    std::vector<std::string> present;
+    struct stat info;
+    if (stat("/proc/pressure", &info) == 0 && S_ISDIR(info.st_mode)) {
+      present.push_back("/proc/pressure");
+    }
+    for (std::string& folder : BlockDeviceFolders()) present.push_back(std::move(folder));
+    return present;
+  }();
+  return folders;
+}
 
 const std::vector<std::string>& ViewBaseFolders() {
   static const std::vector<std::string> folders = {"/usr/bin",
@@ -205,6 +351,14 @@ Result<std::vector<ViewStep>> PlanView(const ViewRequest& request) {
   }
   builder.Folders("/proc");
   builder.Add(Kind::kProc, "/proc");
+  // Then the machine's counters in /proc and /sys, covered: nothing one process moves there is
+  // seen by another.
+  for (const CoveredFile& cover : MachineCounterCovers()) {
+    builder.Add(Kind::kCover, cover.path, cover.text);
+  }
+  for (const std::string& folder : MachineCounterFolders()) {
+    builder.Add(Kind::kTmpfs, folder, "size=4096,nr_inodes=16,mode=0555");
+  }
   builder.Folders(request.work_folder);
   builder.Add(Kind::kBindWork, request.work_folder, request.work_folder);
   return builder.Take();
@@ -232,6 +386,19 @@ Json ViewPolicyJson() {
         {"from", "the work folder's shm/ and tmp/, read-write, nosuid, nodev"},
         {"otherwise", "a tmpfs of the largest file's size"}}},
       {"proc", "its own PID namespace's"},
+      {"machine_counters",
+       {{"covered_by",
+         "a file of root's, mode 0444, of fixed text: no count, or a figure fixed since boot"},
+        {"proc",
+         {"stat", "meminfo", "loadavg", "uptime", "vmstat", "diskstats", "interrupts", "softirqs",
+          "schedstat", "zoneinfo", "buddyinfo", "pagetypeinfo", "locks", "slabinfo",
+          "vmallocinfo", "timer_list", "sched_debug", "key-users", "sys/fs/file-nr",
+          "sys/fs/inode-nr", "sys/fs/inode-state", "sys/fs/dentry-state", "sys/fs/aio-nr",
+          "sys/kernel/random/entropy_avail", "sys/kernel/pty/nr"}},
+        {"sys", {"devices/system/node/node*/{meminfo,numastat,vmstat}"}},
+        {"empty_folders",
+         {"/proc/pressure",
+          "the folder of each block device in /sys (its 'block' folder where it has one)"}}}},
       {"work_folder", "read-write, at its own path, nosuid, nodev"},
       {"covered_folders", {{"fstype", "tmpfs"}, {"flags", {"ro", "nosuid", "nodev", "noexec"}}}},
   };

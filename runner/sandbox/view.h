@@ -61,14 +61,30 @@ struct ViewStep {
     kBindWork,    // bind the process's own folder at target, read-write, nosuid, nodev
     kTmpfs,       // a tmpfs at target, `source` its options (nosuid, nodev)
     kProc,        // a proc of the process's own PID namespace at target (nosuid, nodev, noexec)
+    kCover,       // a file of root's (0444) holding `source`, fixed text, bound over target
   };
   Kind kind;
   std::string target;
   std::string source;
 };
 
+// The machine-wide counters of /proc and /sys that a process could move and a later one read
+// (forks, load, free memory, disk and interrupt counts, pressure, open files...): a channel from
+// one call to the next. Each is covered in the view by fixed text: the path and its text. The
+// text is the same for every process of the machine: a count of none, or a figure fixed since
+// boot (the processors, the memory, the boot time). Paths that do not exist here are left out.
+struct CoveredFile {
+  std::string path;
+  std::string text;
+};
+const std::vector<CoveredFile>& MachineCounterCovers();
+// Folders of such counters, each covered by an empty tmpfs of root's (0555): /proc/pressure, and
+// the block devices' folders in /sys.
+const std::vector<std::string>& MachineCounterFolders();
+
 // The steps for `request` on this machine: the base folders and devices that exist, the extra
-// folders, /dev, /proc, private /tmp and /var/tmp, and the process's folder. Errors name a request
+// folders, /dev, /proc with the machine's counters covered, private /tmp and /var/tmp, and the
+// process's folder. Errors name a request
 // that cannot be met (a relative path, a folder that is the root).
 Result<std::vector<ViewStep>> PlanView(const ViewRequest& request);
 

@@ -18,6 +18,7 @@
 #include <sched.h>
 #include <sys/ioctl.h>
 #include <sys/ipc.h>
+#include <sys/mman.h>
 #include <sys/mount.h>
 #include <sys/msg.h>
 #include <sys/prctl.h>
@@ -213,6 +214,44 @@ Json Report(const std::string& root_only, const std::string& covered) {
     e["tiocsti_high_bits"] = Outcome(syscall(SYS_ioctl, 0, 0xdead00005412UL, &c));
     struct winsize size;
     e["tiocgwinsz"] = Outcome(ioctl(0, TIOCGWINSZ, &size));
+  }
+  {
+    // The page cache: residency asked three ways, and pages evicted two ways.
+    const int fd = open("/etc/passwd", O_RDONLY | O_CLOEXEC);
+    char byte = 0;
+    iovec one = {&byte, 1};
+    e["preadv2"] = Outcome(preadv2(fd, &one, 1, 0, 0));
+    e["preadv2_nowait"] = Outcome(preadv2(fd, &one, 1, 0, RWF_NOWAIT));
+    e["pwritev2_nowait"] = Outcome(pwritev2(fd, &one, 1, 0, RWF_NOWAIT));
+    e["fadvise_willneed"] = Outcome(syscall(SYS_fadvise64, fd, 0, 0, POSIX_FADV_WILLNEED));
+    e["fadvise_dontneed"] = Outcome(syscall(SYS_fadvise64, fd, 0, 0, POSIX_FADV_DONTNEED));
+    void* page = mmap(nullptr, 4096, PROT_READ, MAP_SHARED, fd, 0);
+    unsigned char resident = 0;
+    e["mincore"] = Outcome(mincore(page, 4096, &resident));
+    e["cachestat"] = Outcome(syscall(451, fd, nullptr, nullptr, 0));
+    e["madvise_cold"] = Outcome(madvise(page, 4096, MADV_COLD));
+    e["madvise_pageout"] = Outcome(madvise(page, 4096, MADV_PAGEOUT));
+    e["madvise_willneed"] = Outcome(madvise(page, 4096, MADV_WILLNEED));
+    e["io_setup"] = Outcome(syscall(SYS_io_setup, 1, nullptr));
+    munmap(page, 4096);
+    close(fd);
+  }
+  // The machine's counters as the view shows them.
+  for (const char* counter : {"/proc/stat", "/proc/loadavg", "/proc/meminfo", "/proc/vmstat",
+                              "/proc/uptime", "/proc/sys/fs/file-nr"}) {
+    std::ifstream file(counter);
+    std::stringstream text;
+    text << file.rdbuf();
+    out["counters"][counter] = text.str();
+  }
+  out["pressure_listing"] = Json::array();
+  if (DIR* dir = opendir("/proc/pressure")) {
+    while (dirent* entry = readdir(dir)) {
+      if (std::strcmp(entry->d_name, ".") && std::strcmp(entry->d_name, "..")) {
+        out["pressure_listing"].push_back(entry->d_name);
+      }
+    }
+    closedir(dir);
   }
   e["thread"] = ThreadOutcome();
   e["fork"] = ForkOutcome();

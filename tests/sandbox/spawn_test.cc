@@ -6,9 +6,11 @@
 #include <sys/syscall.h>
 
 #include <cstring>
+#include <map>
 
 #include "probe_fixture.h"
 #include "sandbox/policy.h"
+#include "sandbox/view.h"
 
 namespace ratchet {
 namespace {
@@ -93,6 +95,39 @@ TEST_F(SpawnTest, RefusedSyscallsFailAsThePolicySays) {
   EXPECT_EQ(e["tiocgwinsz"], ENOTTY);
   EXPECT_EQ(e["thread"], 0);
   EXPECT_EQ(e["fork"], 0);
+}
+
+// What is resident in the page cache cannot be asked, nor evicted; reading and advising that
+// pages be read still work.
+TEST_F(SpawnTest, ThePageCacheCanBeNeitherAskedNorEmptied) {
+  Json e = Report(ReportSpec())["errno"];
+  for (const char* name : {"mincore", "cachestat", "io_setup"}) EXPECT_EQ(e[name], ENOSYS) << name;
+  EXPECT_EQ(e["preadv2_nowait"], EOPNOTSUPP);
+  EXPECT_EQ(e["pwritev2_nowait"], EOPNOTSUPP);
+  for (const char* name : {"fadvise_dontneed", "madvise_cold", "madvise_pageout"}) {
+    EXPECT_EQ(e[name], EPERM) << name;
+  }
+  for (const char* name : {"preadv2", "fadvise_willneed", "madvise_willneed"}) {
+    EXPECT_EQ(e[name], 0) << name;
+  }
+}
+
+// The machine-wide counters of /proc read as the fixed text that covers them, the same for
+// every process, and /proc/pressure is empty.
+TEST_F(SpawnTest, TheMachinesCountersReadAsFixedText) {
+  SKIP_UNLESS_ROOT();
+  Json report = Report(ReportSpec());
+  std::map<std::string, std::string> covers;
+  for (const CoveredFile& cover : MachineCounterCovers()) covers[cover.path] = cover.text;
+  ASSERT_TRUE(covers.count("/proc/stat"));
+  ASSERT_TRUE(covers.count("/proc/loadavg"));
+  for (const auto& [path, text] : report["counters"].items()) {
+    if (!covers.count(path)) continue;  // not on this machine
+    EXPECT_EQ(text.get<std::string>(), covers[path]) << path;
+  }
+  EXPECT_NE(covers["/proc/stat"].find("\nprocesses 0\n"), std::string::npos);
+  EXPECT_EQ(covers["/proc/loadavg"], "0.00 0.00 0.00 1/1 1\n");
+  EXPECT_EQ(report["pressure_listing"], Json::array());
 }
 
 TEST_F(SpawnTest, X32SyscallKillsTheProcess) {
