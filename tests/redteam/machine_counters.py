@@ -84,7 +84,7 @@ class RT:
             thread = threading.Thread(target=int)
             thread.start()
             thread.join()
-        block = bytearray(256 << 20)  # memory
+        block = bytearray(128 << 20)  # memory
         for at in range(0, len(block), 4096):
             block[at] = 1
         with open("/tmp/machine_counters.bin", "wb") as handle:  # disk writes
