@@ -159,6 +159,30 @@ std::string MeminfoText() {
          line("SwapTotal", "0 kB") + line("SwapFree", "0 kB");
 }
 
+// /proc/cgroups with one group of each controller: the machine's count of groups moves with every
+// worker the parent starts.
+std::string CgroupsText() {
+  std::string text;
+  for (const std::string& line : Lines("/proc/cgroups")) {
+    if (line.empty()) continue;
+    if (line[0] == '#') {
+      text += line + "\n";
+      continue;
+    }
+    std::vector<std::string> fields;
+    for (size_t at = 0; at < line.size();) {
+      const size_t start = line.find_first_not_of(" \t", at);
+      if (start == std::string::npos) break;
+      const size_t end = std::min(line.find_first_of(" \t", start), line.size());
+      fields.push_back(line.substr(start, end - start));
+      at = end;
+    }
+    if (fields.size() != 4) continue;
+    text += fields[0] + "\t" + fields[1] + "\t1\t" + fields[3] + "\n";
+  }
+  return text;
+}
+
 bool IsFile(const std::string& path) {
   struct stat info;
   return stat(path.c_str(), &info) == 0 && S_ISREG(info.st_mode);
@@ -217,6 +241,7 @@ const std::vector<CoveredFile>& MachineCounterCovers() {
         {"/proc/meminfo", MeminfoText()},
         {"/proc/loadavg", "0.00 0.00 0.00 1/1 1\n"},
         {"/proc/uptime", "0.00 0.00\n"},
+        {"/proc/cgroups", CgroupsText()},
         {"/proc/sys/fs/file-nr", "0\t0\t0\n"},
         {"/proc/sys/fs/inode-nr", "0\t0\n"},
         {"/proc/sys/fs/inode-state", "0\t0\t0\t0\t0\t0\t0\n"},
@@ -390,9 +415,9 @@ Json ViewPolicyJson() {
        {{"covered_by",
          "a file of root's, mode 0444, of fixed text: no count, or a figure fixed since boot"},
         {"proc",
-         {"stat", "meminfo", "loadavg", "uptime", "vmstat", "diskstats", "interrupts", "softirqs",
-          "schedstat", "zoneinfo", "buddyinfo", "pagetypeinfo", "locks", "slabinfo",
-          "vmallocinfo", "timer_list", "sched_debug", "key-users", "sys/fs/file-nr",
+         {"stat", "meminfo", "loadavg", "uptime", "cgroups", "vmstat", "diskstats",
+          "interrupts", "softirqs", "schedstat", "zoneinfo", "buddyinfo", "pagetypeinfo", "locks",
+          "slabinfo", "vmallocinfo", "timer_list", "sched_debug", "key-users", "sys/fs/file-nr",
           "sys/fs/inode-nr", "sys/fs/inode-state", "sys/fs/dentry-state", "sys/fs/aio-nr",
           "sys/kernel/random/entropy_avail", "sys/kernel/pty/nr"}},
         {"sys", {"devices/system/node/node*/{meminfo,numastat,vmstat}"}},
