@@ -249,6 +249,7 @@ const std::vector<CoveredFile>& MachineCounterCovers() {
         {"/proc/sys/fs/aio-nr", "0\n"},
         {"/proc/sys/kernel/random/entropy_avail", "256\n"},
         {"/proc/sys/kernel/pty/nr", "0\n"},
+        {"/sys/kernel/uevent_seqnum", "0\n"},
     };
     for (const char* empty : {"/proc/vmstat", "/proc/diskstats", "/proc/interrupts",
                               "/proc/softirqs", "/proc/schedstat", "/proc/zoneinfo",
@@ -278,6 +279,18 @@ const std::vector<std::string>& MachineCounterFolders() {
       present.push_back("/proc/pressure");
     }
     for (std::string& folder : BlockDeviceFolders()) present.push_back(std::move(folder));
+    // Each processor's idle states: how often and how long it idled, which a busy method moves.
+    const std::string cpus = "/sys/devices/system/cpu";
+    for (const std::string& cpu : Entries(cpus)) {
+      const std::string idle = cpus + "/" + cpu + "/cpuidle";
+      if (cpu.rfind("cpu", 0) == 0 && stat(idle.c_str(), &info) == 0 && S_ISDIR(info.st_mode)) {
+        present.push_back(idle);
+      }
+    }
+    // Each interrupt's count per processor, as /proc/interrupts.
+    if (stat("/sys/kernel/irq", &info) == 0 && S_ISDIR(info.st_mode)) {
+      present.push_back("/sys/kernel/irq");
+    }
     return present;
   }();
   return folders;
@@ -420,10 +433,11 @@ Json ViewPolicyJson() {
           "slabinfo", "vmallocinfo", "timer_list", "sched_debug", "key-users", "sys/fs/file-nr",
           "sys/fs/inode-nr", "sys/fs/inode-state", "sys/fs/dentry-state", "sys/fs/aio-nr",
           "sys/kernel/random/entropy_avail", "sys/kernel/pty/nr"}},
-        {"sys", {"devices/system/node/node*/{meminfo,numastat,vmstat}"}},
+        {"sys", {"devices/system/node/node*/{meminfo,numastat,vmstat}", "kernel/uevent_seqnum"}},
         {"empty_folders",
          {"/proc/pressure",
-          "the folder of each block device in /sys (its 'block' folder where it has one)"}}}},
+          "the folder of each block device in /sys (its 'block' folder where it has one)",
+          "/sys/devices/system/cpu/cpu*/cpuidle", "/sys/kernel/irq"}}}},
       {"work_folder", "read-write, at its own path, nosuid, nodev"},
       {"covered_folders", {{"fstype", "tmpfs"}, {"flags", {"ro", "nosuid", "nodev", "noexec"}}}},
   };

@@ -78,8 +78,8 @@ struct CoveredFile {
   std::string text;
 };
 const std::vector<CoveredFile>& MachineCounterCovers();
-// Folders of such counters, each covered by an empty tmpfs of root's (0555): /proc/pressure, and
-// the block devices' folders in /sys.
+// Folders of such counters, each covered by an empty tmpfs of root's (0555): /proc/pressure, the
+// block devices' folders in /sys, each processor's cpuidle folder, /sys/kernel/irq.
 const std::vector<std::string>& MachineCounterFolders();
 
 // The steps for `request` on this machine: the base folders and devices that exist, the extra

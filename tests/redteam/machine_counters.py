@@ -2,10 +2,10 @@
 # sender moves such counters (forks, memory, disk writes, page-cache reads, busy processors) and a
 # later call's receiver reads them: the channel exists wherever what one process does changes what
 # another reads. Each worker's warm-up reads every counter file it can (the top of /proc, all of
-# /proc/sys and /proc/pressure, /sys's NUMA nodes and block devices), does all of that, and reads
-# them again: a file whose text moved with it is a channel (its own process's files, a fresh
-# random uuid, and the processors' clock speeds in /proc/cpuinfo, which docs/sandbox.md lists as
-# left, are not counted).
+# /proc/sys and /proc/pressure, /sys's NUMA nodes, processors, kernel folder and block devices),
+# does all of that, and reads them again: a file whose text moved with it is a channel (its own
+# process's files, a fresh random uuid, and the processors' clock speeds in /proc/cpuinfo and
+# cpufreq, which docs/sandbox.md lists as left, are not counted).
 # The sandbox must: cover every machine-wide counter in the view with fixed text.
 # Expected: qualified, log line "REDTEAM-PROBE machine_counters: found nothing" in every call.
 
@@ -46,6 +46,7 @@ class RT:
     # Files that change by themselves or with this process alone: not a channel between calls.
     OWN = ("/proc/self", "/proc/thread-self", "/proc/sys/kernel/random/uuid", "/proc/cpuinfo",
            "/proc/sys/kernel/ns_last_pid", "/proc/kmsg", "/proc/kcore")
+    CLOCKS = "/cpufreq/"  # a processor's clock speed: left (docs/sandbox.md)
 
     @staticmethod
     def files():
@@ -56,7 +57,8 @@ class RT:
                 continue
             if os.path.isfile(path):
                 found.append(path)
-        for root in ("/proc/sys", "/proc/pressure", "/sys/devices/system/node"):
+        for root in ("/proc/sys", "/proc/pressure", "/sys/devices/system/node",
+                     "/sys/devices/system/cpu", "/sys/kernel"):
             for folder, _, names in os.walk(root):
                 found += [os.path.join(folder, name) for name in names]
         for device in os.listdir("/sys/block") if os.path.isdir("/sys/block") else []:
@@ -64,7 +66,7 @@ class RT:
             for folder, _, names in os.walk(real):
                 found += [os.path.join(folder, name) for name in names
                           if name in ("stat", "inflight")]
-        return [path for path in found if not path.startswith(RT.OWN)]
+        return [path for path in found if not path.startswith(RT.OWN) and RT.CLOCKS not in path]
 
     @staticmethod
     def snapshot(paths):
