@@ -9,7 +9,8 @@
 # is a working channel.
 # The sandbox must: refuse asking the page cache (preadv2 RWF_NOWAIT, mincore, cachestat) and
 # evicting pages (fadvise DONTNEED, madvise PAGEOUT/COLD). Left: a page can still be made resident
-# (read) and timed, which docs/sandbox.md says, with what it carries.
+# (read) and found by a later call (a read's time, its own fault counters), which docs/sandbox.md
+# says, with what it carries.
 # Expected: qualified, log line "REDTEAM-PROBE page_cache_channel: found nothing" in most calls.
 
 import errno
