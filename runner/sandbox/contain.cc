@@ -8,6 +8,7 @@
 #include <sys/mount.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -81,8 +82,8 @@ bool IsMappedTo(const ChildPlan& plan, int fd) {
   return false;
 }
 
-// Closes every descriptor above `low` except `keep`, without close_range (kernels before 5.9):
-// reads /proc/self/fd with getdents64 into a stack buffer.
+// Closes every descriptor above `low` except `keep` and `keep + 1`, without close_range (kernels
+// before 5.9): reads /proc/self/fd with getdents64 into a stack buffer.
 Failed CloseAboveByListing(int low, int keep) {
   int dir = open("/proc/self/fd", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   if (dir < 0) return Fail(ChildOp::kCloseRange);
@@ -102,17 +103,18 @@ Failed CloseAboveByListing(int low, int keep) {
       const char* c = entry->d_name;
       if (*c < '0' || *c > '9') continue;
       for (; *c >= '0' && *c <= '9'; ++c) fd = fd * 10 + (*c - '0');
-      if (fd > low && fd != keep && fd != dir) close(fd);
+      if (fd > low && fd != keep && fd != keep + 1 && fd != dir) close(fd);
     }
   }
   close(dir);
   return kOk;
 }
 
+// Closes every descriptor above `low` except `keep` and `keep + 1`.
 Failed CloseAbove(int low, int keep) {
   bool ok = true;
   if (keep - 1 > low) ok = syscall(SYS_close_range, low + 1, keep - 1, 0) == 0;
-  if (ok) ok = syscall(SYS_close_range, keep + 1, ~0U, 0) == 0;
+  if (ok) ok = syscall(SYS_close_range, keep + 2, ~0U, 0) == 0;
   if (ok) return kOk;
   if (errno == ENOSYS) return CloseAboveByListing(low, keep);
   return Fail(ChildOp::kCloseRange);
@@ -124,7 +126,13 @@ Failed CloseAbove(int low, int keep) {
 Failed MapFds(ChildPlan& plan) {
   int error_fd = fcntl(plan.error_fd, F_DUPFD_CLOEXEC, plan.dup_floor);
   if (error_fd < 0) return Fail(ChildOp::kDupAbove, -1);
-  plan.error_fd = error_fd;  // the old number is closed with the rest below
+  // The listener's socket right above it: every number above the floor is the child's to use
+  // (the parent's descriptors that mappings name are all below it), and the two are kept.
+  if (dup3(plan.listener_socket, error_fd + 1, O_CLOEXEC) < 0) {
+    return Fail(ChildOp::kDupAbove, -3);
+  }
+  plan.error_fd = error_fd;  // the old numbers are closed with the rest below
+  plan.listener_socket = error_fd + 1;
 
   int null_fd = -1;
   if (!IsMappedTo(plan, 0) || !IsMappedTo(plan, 1) || !IsMappedTo(plan, 2)) {
@@ -276,7 +284,8 @@ bool BindAt(int fd, const char* target, unsigned long flags, bool recursive) {
 // Binds a file holding `text` over `target`. The file is written at `scratch` (root's, 0444: no
 // sandboxed process may write it) when `*written` holds another text, the previous one removed;
 // covers with the same text, which PlanView puts next to each other, share one file. Its name is
-// removed once the view is built (RemoveCoverScratch): the binds keep it, the root shows nothing.
+// removed once the view is built (BuildView): the binds keep it, the root shows nothing. Its mode
+// is set after it is made: the parent's umask must not take the others' read bit away.
 bool CoverWithText(const char* scratch, const char* target, const char* text,
                    const char** written) {
   if (*written == nullptr || strcmp(*written, text) != 0) {
@@ -284,10 +293,15 @@ bool CoverWithText(const char* scratch, const char* target, const char* text,
     *written = nullptr;
     const int fd = open(scratch, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0444);
     if (fd < 0) return false;
+    if (fchmod(fd, 0444) != 0) {
+      close(fd);
+      return false;
+    }
     for (size_t done = 0, size = strlen(text); done < size;) {
       const ssize_t n = write(fd, text + done, size - done);
       if (n < 0 && errno == EINTR) continue;
       if (n <= 0) {
+        if (n == 0) errno = EIO;
         close(fd);
         return false;
       }
@@ -357,9 +371,7 @@ Failed BuildView(ChildPlan& plan) {
     }
     if (plan.view_fds[i] >= 0) close(plan.view_fds[i]);
   }
-  if (written != nullptr && unlink(plan.cover_scratch) != 0) {
-    return Fail(ChildOp::kViewStep, static_cast<int32_t>(plan.view_count - 1));
-  }
+  if (written != nullptr && unlink(plan.cover_scratch) != 0) return Fail(ChildOp::kCoverScratch);
   // pivot_root(".", "."): the old root is stacked under the new one and detached at once.
   if (chdir(plan.stage) != 0 || syscall(SYS_pivot_root, ".", ".") != 0 ||
       umount2(".", MNT_DETACH) != 0 || chdir("/") != 0) {
@@ -406,11 +418,32 @@ Failed NoNewPrivs() {
   return kOk;
 }
 
+// The filter hands the calls the parent answers (sysinfo) to a listener descriptor, which the
+// child sends to the parent before it closes its own copy: the program it execs never holds it.
 Failed InstallFilter(const ChildPlan& plan) {
-  if (prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, plan.filter, 0, 0) != 0) {
-    return Fail(ChildOp::kSeccomp);
+  int listener = static_cast<int>(syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER,
+                                          SECCOMP_FILTER_FLAG_NEW_LISTENER, plan.filter));
+  if (listener < 0) return Fail(ChildOp::kSeccomp);
+  alignas(cmsghdr) char control[CMSG_SPACE(sizeof(int))] = {};
+  char byte = 'L';
+  iovec payload = {&byte, 1};
+  msghdr message = {};
+  message.msg_iov = &payload;
+  message.msg_iovlen = 1;
+  message.msg_control = control;
+  message.msg_controllen = sizeof control;
+  cmsghdr* rights = CMSG_FIRSTHDR(&message);
+  rights->cmsg_level = SOL_SOCKET;
+  rights->cmsg_type = SCM_RIGHTS;
+  rights->cmsg_len = CMSG_LEN(sizeof(int));
+  std::memcpy(CMSG_DATA(rights), &listener, sizeof listener);
+  ssize_t sent;
+  while ((sent = sendmsg(plan.listener_socket, &message, MSG_NOSIGNAL)) < 0 && errno == EINTR) {
   }
-  return kOk;
+  Failed failed = sent == 1 ? kOk : Fail(ChildOp::kSendListener);
+  close(listener);
+  close(plan.listener_socket);
+  return failed;
 }
 
 // The parent blocked every signal across fork so that none ran a parent's handler in the child;

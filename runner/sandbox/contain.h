@@ -40,6 +40,7 @@ enum class ChildOp : int32_t {
   kViewOpen,   // item: the index in ChildPlan::view of the source opened
   kViewStageMount,  // the tmpfs the new root is built in
   kViewStep,   // item: the index in ChildPlan::view
+  kCoverScratch,  // removing the covers' file once every cover is bound
   kPivotRoot,
   kRootReadOnly,
   kCover,  // item: the index in ChildPlan::covered
@@ -50,6 +51,7 @@ enum class ChildOp : int32_t {
   kChdir,
   kNoNewPrivs,
   kSeccomp,
+  kSendListener,
   kSigprocmask,
   kExecve,
 };
@@ -71,6 +73,9 @@ struct ViewOp {
 struct ChildPlan {
   pid_t parent_pid = 0;
   int error_fd = -1;  // the write end of the CLOEXEC error pipe; moved during map-fds
+  // The child's end of a Unix socket over which it sends the filter's listener (answer.h) to the
+  // parent; moved during map-fds like error_fd.
+  int listener_socket = -1;
   const char* path = nullptr;
   char* const* argv = nullptr;
   char* const* envp = nullptr;

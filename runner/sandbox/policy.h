@@ -72,11 +72,13 @@ struct ArgumentTest {
 };
 
 // One rule of the filter: a call of syscall `nr` (x86-64 numbering) that passes `test` fails with
-// `error` instead of running. Calls that no rule matches run.
+// `error` instead of running, or, where `error` is kAnswered, is answered by the parent with fixed
+// values (answer.h) and never reaches the kernel. Calls that no rule matches run.
+constexpr int kAnswered = 0;
 struct SyscallRule {
   const char* name;
   int nr;
-  int error;  // EPERM, EACCES, ENOSYS or EOPNOTSUPP
+  int error;  // EPERM, EACCES, ENOSYS or EOPNOTSUPP; kAnswered
   ArgumentTest test;
 };
 

@@ -24,20 +24,21 @@ Status AddRule(scmp_filter_ctx ctx, const SyscallRule& rule) {
                             std::to_string(known));
   }
   const ArgumentTest& test = rule.test;
+  const uint32_t action = rule.error == kAnswered ? SCMP_ACT_NOTIFY : SCMP_ACT_ERRNO(rule.error);
   // _exact: libseccomp must add the rule as written or fail, never adjust it.
   int rc = 0;
   switch (test.op) {
     case ArgumentTest::Op::kAlways:
-      rc = seccomp_rule_add_exact(ctx, SCMP_ACT_ERRNO(rule.error), rule.nr, 0);
+      rc = seccomp_rule_add_exact(ctx, action, rule.nr, 0);
       break;
     case ArgumentTest::Op::kNotEqual: {
       scmp_arg_cmp cmp = {test.arg, SCMP_CMP_NE, test.value, 0};
-      rc = seccomp_rule_add_exact_array(ctx, SCMP_ACT_ERRNO(rule.error), rule.nr, 1, &cmp);
+      rc = seccomp_rule_add_exact_array(ctx, action, rule.nr, 1, &cmp);
       break;
     }
     case ArgumentTest::Op::kMaskedEqual: {
       scmp_arg_cmp cmp = {test.arg, SCMP_CMP_MASKED_EQ, test.mask, test.value};
-      rc = seccomp_rule_add_exact_array(ctx, SCMP_ACT_ERRNO(rule.error), rule.nr, 1, &cmp);
+      rc = seccomp_rule_add_exact_array(ctx, action, rule.nr, 1, &cmp);
       break;
     }
   }

@@ -5,6 +5,7 @@
 #include <sched.h>
 #include <signal.h>
 #include <sys/prctl.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -12,9 +13,11 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstring>
 #include <set>
 #include <string>
 
+#include "sandbox/answer.h"
 #include "sandbox/contain.h"
 #include "sandbox/reap.h"
 #include "sandbox/seccomp_filter.h"
@@ -195,6 +198,8 @@ std::string DescribeFailure(const ChildError& error, const SpawnSpec& spec,
       return std::string("mount the new root's tmpfs at ") + kViewStage;
     case ChildOp::kViewStep:
       return step(error.item);
+    case ChildOp::kCoverScratch:
+      return std::string("remove the covers' file ") + kViewStage + "/.cover";
     case ChildOp::kPivotRoot:
       return std::string("pivot_root into the new root at ") + kViewStage;
     case ChildOp::kRootReadOnly:
@@ -215,13 +220,39 @@ std::string DescribeFailure(const ChildError& error, const SpawnSpec& spec,
     case ChildOp::kNoNewPrivs:
       return "prctl(PR_SET_NO_NEW_PRIVS, 1)";
     case ChildOp::kSeccomp:
-      return "prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER)";
+      return "seccomp(SECCOMP_SET_MODE_FILTER, SECCOMP_FILTER_FLAG_NEW_LISTENER)";
+    case ChildOp::kSendListener:
+      return "send the filter's listener to the parent";
     case ChildOp::kSigprocmask:
       return "sigprocmask(SIG_SETMASK, {})";
     case ChildOp::kExecve:
       return "execve";
   }
   return "step " + std::to_string(static_cast<int>(error.op)) + " (unknown)";
+}
+
+// The listener descriptor the child sent with SCM_RIGHTS, or -1.
+int ReceiveListener(int socket) {
+  alignas(cmsghdr) char control[CMSG_SPACE(sizeof(int))] = {};
+  char byte = 0;
+  iovec payload = {&byte, 1};
+  msghdr message = {};
+  message.msg_iov = &payload;
+  message.msg_iovlen = 1;
+  message.msg_control = control;
+  message.msg_controllen = sizeof control;
+  ssize_t got;
+  while ((got = recvmsg(socket, &message, MSG_DONTWAIT | MSG_CMSG_CLOEXEC)) < 0 &&
+         errno == EINTR) {
+  }
+  cmsghdr* rights = got == 1 ? CMSG_FIRSTHDR(&message) : nullptr;
+  if (rights == nullptr || rights->cmsg_level != SOL_SOCKET || rights->cmsg_type != SCM_RIGHTS ||
+      rights->cmsg_len != CMSG_LEN(sizeof(int))) {
+    return -1;
+  }
+  int listener = -1;
+  std::memcpy(&listener, CMSG_DATA(rights), sizeof listener);
+  return listener;
 }
 
 // Reads the child's report: 0 bytes when execve closed the pipe (success).
@@ -299,10 +330,18 @@ Result<pid_t> Spawn(const SpawnSpec& spec) {
   int error_pipe[2];
   if (pipe2(error_pipe, O_CLOEXEC) != 0)
     return Status::IOError("spawn " + program + ": pipe2", errno);
+  int listener_sockets[2];
+  if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, listener_sockets) != 0) {
+    int error = errno;
+    close(error_pipe[0]);
+    close(error_pipe[1]);
+    return Status::IOError("spawn " + program + ": socketpair", error);
+  }
 
   ChildPlan plan;
   plan.parent_pid = getpid();
   plan.error_fd = error_pipe[1];
+  plan.listener_socket = listener_sockets[1];
   plan.path = argv[0];
   plan.argv = argv.data();
   plan.envp = envp.data();
@@ -310,7 +349,8 @@ Result<pid_t> Spawn(const SpawnSpec& spec) {
   plan.fds = spec.fds.data();
   plan.fd_count = spec.fds.size();
   plan.scratch_fds = scratch_fds.data();
-  int highest = std::max({2, error_pipe[0], error_pipe[1]});
+  int highest =
+      std::max({2, error_pipe[0], error_pipe[1], listener_sockets[0], listener_sockets[1]});
   for (const FdMapping& mapping : spec.fds) {
     plan.max_child_fd = std::max(plan.max_child_fd, mapping.child_fd);
     highest = std::max({highest, mapping.parent_fd, mapping.child_fd});
@@ -348,15 +388,31 @@ Result<pid_t> Spawn(const SpawnSpec& spec) {
   int fork_error = errno;
   pthread_sigmask(SIG_SETMASK, &previous, nullptr);
   close(error_pipe[1]);
+  close(listener_sockets[1]);
   if (pid < 0) {
     close(error_pipe[0]);
+    close(listener_sockets[0]);
     return Status::IOError("spawn " + program + ": fork", fork_error);
   }
 
   ChildError error = {};
   ssize_t got = ReadReport(error_pipe[0], &error);
   close(error_pipe[0]);
-  if (got == 0) return pid;  // execve succeeded and closed the pipe
+  // The child sent the listener before execve, so it waits in the socket by now.
+  int listener = got == 0 ? ReceiveListener(listener_sockets[0]) : -1;
+  close(listener_sockets[0]);
+  if (got == 0 && listener >= 0) {
+    AnswerInBackground(listener);
+    return pid;  // execve succeeded and closed the pipe
+  }
+  if (got == 0) {
+    // Not reached unless the kernel lost the message: the process must not run unanswered.
+    kill(pid, SIGKILL);
+    int status = 0;
+    while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+    }
+    return Status::Internal("spawn " + program + ": the child's filter listener never arrived");
+  }
   int status = 0;
   while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
   }

@@ -287,9 +287,22 @@ const std::vector<std::string>& MachineCounterFolders() {
         present.push_back(idle);
       }
     }
-    // Each interrupt's count per processor, as /proc/interrupts.
-    if (stat("/sys/kernel/irq", &info) == 0 && S_ISDIR(info.st_mode)) {
-      present.push_back("/sys/kernel/irq");
+    // Each interrupt's count per processor, as /proc/interrupts; the file systems' own
+    // counters (XFS's reads and lookups, ext4's and btrfs's bytes written since mount, the
+    // journal's transactions: the parent writes a call's log, so its length would show); the
+    // transparent huge pages' collapse counts and (Linux 6.9 and later) allocation counts per
+    // page size.
+    for (const char* folder : {"/sys/kernel/irq", "/proc/fs", "/sys/fs",
+                               "/sys/kernel/mm/transparent_hugepage/khugepaged"}) {
+      if (stat(folder, &info) == 0 && S_ISDIR(info.st_mode)) present.push_back(folder);
+    }
+    const std::string huge = "/sys/kernel/mm/transparent_hugepage";
+    for (const std::string& size : Entries(huge)) {
+      const std::string stats = huge + "/" + size + "/stats";
+      if (size.rfind("hugepages-", 0) == 0 && stat(stats.c_str(), &info) == 0 &&
+          S_ISDIR(info.st_mode)) {
+        present.push_back(stats);
+      }
     }
     return present;
   }();
@@ -437,7 +450,9 @@ Json ViewPolicyJson() {
         {"empty_folders",
          {"/proc/pressure",
           "the folder of each block device in /sys (its 'block' folder where it has one)",
-          "/sys/devices/system/cpu/cpu*/cpuidle", "/sys/kernel/irq"}}}},
+          "/sys/devices/system/cpu/cpu*/cpuidle", "/sys/kernel/irq", "/proc/fs", "/sys/fs",
+          "/sys/kernel/mm/transparent_hugepage/khugepaged",
+          "/sys/kernel/mm/transparent_hugepage/hugepages-*/stats"}}}},
       {"work_folder", "read-write, at its own path, nosuid, nodev"},
       {"covered_folders", {{"fstype", "tmpfs"}, {"flags", {"ro", "nosuid", "nodev", "noexec"}}}},
   };

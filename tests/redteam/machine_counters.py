@@ -5,7 +5,9 @@
 # /proc/sys and /proc/pressure, /sys's NUMA nodes, processors, kernel folder and block devices),
 # does all of that, and reads them again: a file whose text moved with it is a channel (its own
 # process's files, a fresh random uuid, and the processors' clock speeds in /proc/cpuinfo and
-# cpufreq, which docs/sandbox.md lists as left, are not counted).
+# cpufreq, which docs/sandbox.md lists as left, are not counted). It reads two counters that come
+# through syscalls as well: sysinfo(2) (load, free memory, process count, uptime) and the inode
+# number of a new pidfd (Linux 6.9 and later: it counts the machine's processes).
 # The sandbox must: cover every machine-wide counter in the view with fixed text.
 # Expected: qualified, log line "REDTEAM-PROBE machine_counters: found nothing" in every call.
 
@@ -57,8 +59,8 @@ class RT:
                 continue
             if os.path.isfile(path):
                 found.append(path)
-        for root in ("/proc/sys", "/proc/pressure", "/sys/devices/system/node",
-                     "/sys/devices/system/cpu", "/sys/kernel"):
+        for root in ("/proc/sys", "/proc/pressure", "/proc/fs", "/sys/devices/system/node",
+                     "/sys/devices/system/cpu", "/sys/kernel", "/sys/fs"):
             for folder, _, names in os.walk(root):
                 found += [os.path.join(folder, name) for name in names]
         for device in os.listdir("/sys/block") if os.path.isdir("/sys/block") else []:
@@ -77,7 +79,33 @@ class RT:
                     texts[path] = handle.read(1 << 16)
             except OSError:
                 pass
+        texts["sysinfo()"] = RT.sysinfo()
+        texts["pidfd inode"] = RT.pidfd_inode()
         return texts
+
+    @staticmethod
+    def pidfd_inode():
+        """The inode number of a new process's pidfd: 6.9 and later number them in creation order."""
+        child = os.fork()
+        if child == 0:
+            os._exit(0)
+        try:
+            pidfd = os.pidfd_open(child)
+        except OSError as error:  # refused: nothing to read
+            return f"refused: {error.errno}".encode()
+        finally:
+            os.waitpid(child, 0)
+        inode = os.fstat(pidfd).st_ino
+        os.close(pidfd)
+        return str(inode).encode()
+
+    @staticmethod
+    def sysinfo():
+        import ctypes
+        buffer = ctypes.create_string_buffer(256)
+        if ctypes.CDLL(None, use_errno=True).sysinfo(buffer) != 0:
+            return f"refused: {ctypes.get_errno()}".encode()
+        return buffer.raw[:112]  # struct sysinfo on x86-64: every field
 
     @staticmethod
     def activity():

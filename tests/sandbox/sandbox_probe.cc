@@ -29,6 +29,7 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/sysinfo.h>
 #include <sys/uio.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -42,6 +43,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 extern char** environ;
@@ -236,6 +238,53 @@ Json Report(const std::string& root_only, const std::string& covered) {
     munmap(page, 4096);
     close(fd);
   }
+  {
+    // Inode numbers of pidfds count every process of the machine (Linux 6.9 and later).
+    e["pidfd_open"] = FdOutcome(static_cast<int>(syscall(SYS_pidfd_open, getpid(), 0)));
+    int pidfd = -1;
+    e["clone_pidfd"] = CloneOutcome(
+        syscall(SYS_clone, CLONE_PIDFD | SIGCHLD, nullptr, &pidfd, nullptr, 0));
+    e["process_madvise"] = Outcome(syscall(SYS_process_madvise, -1, nullptr, 0, 0, 0));
+  }
+  {
+    // sysinfo(2), answered by the parent: in this process, a thread and a forked child alike.
+    auto ask = [] {
+      struct sysinfo info = {};
+      Json asked = {{"rc", sysinfo(&info)}};
+      asked["procs"] = info.procs;
+      asked["loads"] = Json::array({info.loads[0], info.loads[1], info.loads[2]});
+      asked["uptime"] = info.uptime;
+      asked["totalram"] = static_cast<uint64_t>(info.totalram) * info.mem_unit;
+      asked["freeram"] = static_cast<uint64_t>(info.freeram) * info.mem_unit;
+      asked["totalswap"] = static_cast<uint64_t>(info.totalswap);
+      asked["bufferram"] = static_cast<uint64_t>(info.bufferram);
+      return asked;
+    };
+    out["sysinfo"] = ask();
+    Json from_thread;
+    std::thread([&] { from_thread = ask(); }).join();
+    out["sysinfo_thread"] = from_thread;
+    int channel[2];
+    if (pipe(channel) == 0) {
+      pid_t child = fork();
+      if (child == 0) {
+        struct sysinfo info = {};
+        long answer = sysinfo(&info) == 0 ? static_cast<long>(info.procs) : -errno;
+        ssize_t ignored = write(channel[1], &answer, sizeof answer);
+        (void)ignored;
+        _exit(0);
+      }
+      long answer = -1;
+      if (child > 0 && read(channel[0], &answer, sizeof answer) == sizeof answer) {
+        out["sysinfo_child_procs"] = answer;
+      }
+      if (child > 0) waitpid(child, nullptr, 0);
+      close(channel[0]);
+      close(channel[1]);
+    }
+    e["sysinfo_null"] = Outcome(syscall(SYS_sysinfo, nullptr));
+    e["sysinfo_unmapped"] = Outcome(syscall(SYS_sysinfo, reinterpret_cast<void*>(8)));
+  }
   // The machine's counters as the view shows them.
   for (const char* counter : {"/proc/stat", "/proc/loadavg", "/proc/meminfo", "/proc/vmstat",
                               "/proc/uptime", "/proc/sys/fs/file-nr"}) {
@@ -244,14 +293,20 @@ Json Report(const std::string& root_only, const std::string& covered) {
     text << file.rdbuf();
     out["counters"][counter] = text.str();
   }
-  out["pressure_listing"] = Json::array();
-  if (DIR* dir = opendir("/proc/pressure")) {
-    while (dirent* entry = readdir(dir)) {
-      if (std::strcmp(entry->d_name, ".") && std::strcmp(entry->d_name, "..")) {
-        out["pressure_listing"].push_back(entry->d_name);
+  // The folders of counters covered whole, as listed in the view.
+  for (const char* folder : {"/proc/pressure", "/proc/fs", "/sys/fs", "/sys/kernel/irq",
+                             "/sys/kernel/mm/transparent_hugepage/khugepaged",
+                             "/sys/kernel/mm/transparent_hugepage/hugepages-2048kB/stats"}) {
+    Json listing = Json::array();
+    if (DIR* dir = opendir(folder)) {
+      while (dirent* entry = readdir(dir)) {
+        if (std::strcmp(entry->d_name, ".") && std::strcmp(entry->d_name, "..")) {
+          listing.push_back(entry->d_name);
+        }
       }
+      closedir(dir);
     }
-    closedir(dir);
+    out["listings"][folder] = listing;
   }
   e["thread"] = ThreadOutcome();
   e["fork"] = ForkOutcome();

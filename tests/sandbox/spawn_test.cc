@@ -3,8 +3,11 @@
 #include "sandbox/spawn.h"
 
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/sysinfo.h>
 
+#include <algorithm>
 #include <cstring>
 #include <map>
 
@@ -112,6 +115,37 @@ TEST_F(SpawnTest, ThePageCacheCanBeNeitherAskedNorEmptied) {
   }
 }
 
+// sysinfo(2) is answered by the parent with the values of the covered /proc files, in the
+// process, its threads and its children; a bad pointer fails as the kernel's would.
+TEST_F(SpawnTest, SysinfoTellsNothingOfTheMachine) {
+  Json report = Report(ReportSpec());
+  struct sysinfo machine = {};
+  ASSERT_EQ(sysinfo(&machine), 0);
+  const uint64_t total = static_cast<uint64_t>(machine.totalram) * machine.mem_unit;
+  for (const char* asker : {"sysinfo", "sysinfo_thread"}) {
+    const Json& asked = report[asker];
+    EXPECT_EQ(asked["rc"], 0) << asker;
+    EXPECT_EQ(asked["procs"], 1) << asker;
+    EXPECT_EQ(asked["loads"], Json::array({0, 0, 0})) << asker;
+    EXPECT_EQ(asked["uptime"], 0) << asker;
+    EXPECT_EQ(asked["totalram"], total) << asker;
+    EXPECT_EQ(asked["freeram"], total) << asker;
+    EXPECT_EQ(asked["totalswap"], 0) << asker;
+    EXPECT_EQ(asked["bufferram"], 0) << asker;
+  }
+  EXPECT_EQ(report["sysinfo_child_procs"], 1);
+  EXPECT_EQ(report["errno"]["sysinfo_null"], EFAULT);
+  EXPECT_EQ(report["errno"]["sysinfo_unmapped"], EFAULT);
+}
+
+// No pidfd can be had: its inode number would count the machine's processes.
+TEST_F(SpawnTest, NoPidfdCanBeHad) {
+  Json e = Report(ReportSpec())["errno"];
+  EXPECT_EQ(e["pidfd_open"], ENOSYS);
+  EXPECT_EQ(e["clone_pidfd"], EPERM);
+  EXPECT_EQ(e["process_madvise"], EPERM);
+}
+
 // The machine-wide counters of /proc read as the fixed text that covers them, the same for
 // every process, and /proc/pressure is empty.
 TEST_F(SpawnTest, TheMachinesCountersReadAsFixedText) {
@@ -127,7 +161,16 @@ TEST_F(SpawnTest, TheMachinesCountersReadAsFixedText) {
   }
   EXPECT_NE(covers["/proc/stat"].find("\nprocesses 0\n"), std::string::npos);
   EXPECT_EQ(covers["/proc/loadavg"], "0.00 0.00 0.00 1/1 1\n");
-  EXPECT_EQ(report["pressure_listing"], Json::array());
+  for (const auto& [folder, listing] : report["listings"].items()) {
+    EXPECT_EQ(listing, Json::array()) << folder;
+  }
+  // Those of them this machine has are among the covered folders.
+  const std::vector<std::string>& folders = MachineCounterFolders();
+  for (const char* folder : {"/proc/pressure", "/proc/fs", "/sys/fs", "/sys/kernel/irq"}) {
+    struct stat info;
+    if (stat(folder, &info) != 0) continue;
+    EXPECT_NE(std::find(folders.begin(), folders.end(), folder), folders.end()) << folder;
+  }
 }
 
 TEST_F(SpawnTest, X32SyscallKillsTheProcess) {
