@@ -84,13 +84,7 @@ Status CheckSubmissionNames(const std::string& spec) {
   if (spec.size() == file.size()) return Status::Ok();
   const std::string function = spec.substr(file.size() + 1);
   if (function.empty()) return Status::Ok();  // "FILE.py:": the file's one top-level function
-  bool identifier = function.size() <= 255 &&
-                    !(function[0] >= '0' && function[0] <= '9');
-  for (char c : function) {
-    identifier = identifier && ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
-                                (c >= '0' && c <= '9') || c == '_');
-  }
-  if (!identifier) {
+  if (!CheckFunctionName(function).ok()) {
     return Status::BadInput("the function name " + shown(function) + " of " + shown(name) +
                             " is not an identifier: a function is named with A-Z a-z 0-9 _ only, "
                             "not starting with a digit (or leave it out, and the file's one "

@@ -3,6 +3,7 @@
 #include <cstdio>
 #include <set>
 
+#include "core/canonical_json.h"
 #include "core/sha256.h"
 
 namespace ratchet {
@@ -16,7 +17,11 @@ bool PlainCharacter(char c) {
          c == '_' || c == '+' || c == '@' || c == '=' || c == '-';
 }
 
-std::string Quoted(const std::string& text) { return "\"" + text + "\""; }
+// A name from outside shown as a JSON string: a newline or a control character is escaped, a byte
+// that is not UTF-8 replaced, so that no name starts a line of its own in a message.
+std::string Quoted(const std::string& text) {
+  return Json(text).dump(-1, ' ', false, Json::error_handler_t::replace);
+}
 
 // A character for a message: itself when printable, else its code.
 std::string Shown(char c) {
@@ -30,6 +35,18 @@ std::string Shown(char c) {
 
 bool IsRunStatus(const std::string& status) {
   return status == kStatusComplete || status == kStatusInterrupted || status == kStatusFailed;
+}
+
+Status CheckFunctionName(const std::string& name) {
+  bool identifier = !name.empty() && name.size() <= 255 && !(name[0] >= '0' && name[0] <= '9');
+  for (char c : name) {
+    identifier = identifier && ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+                                (c >= '0' && c <= '9') || c == '_');
+  }
+  if (identifier) return Status::Ok();
+  return Status::BadInput("the function name " + Quoted(name) +
+                          " is not an identifier: a function is named with A-Z a-z 0-9 _ only, "
+                          "not starting with a digit");
 }
 
 Status CheckEvidencePath(const std::string& relative) {

@@ -39,6 +39,10 @@ inline constexpr std::array<const char*, 4> kCompleteRunFiles = {kContractFile, 
 // that `sha256sum -c` and a shell read them without quoting. The error names `relative`.
 Status CheckEvidencePath(const std::string& relative);
 
+// A submission's function name as ratchet keeps and shows it: 1 to 255 ASCII letters, digits and
+// '_', not starting with a digit. The error shows the name as a JSON string.
+Status CheckFunctionName(const std::string& name);
+
 // "records/<record_id>/run-<run>" (runs count from 1).
 std::string RunFolder(const std::string& record_id, int run);
 // "01", "02", ...: a call's number in labels/<nn>.u8 and logs/<nn>.log (calls count from 1).

@@ -9,6 +9,7 @@
 #include "contract/workers.h"
 #include "core/file.h"
 #include "core/sha256.h"
+#include "evidence/layout.h"
 #include "rules/pyformat.h"
 #include "rules/rule_ids.h"
 #include "sandbox/view.h"
@@ -202,7 +203,14 @@ Status CheckPython(const std::string& python, const RuleSet& rules,
                                "):\n" + run->output);
   }
   if (verdict->value("function", Json()).is_string()) {
-    prepared->submission.function = (*verdict)["function"].get<std::string>();
+    // The checker names the file's one function when none was given; its word is checked too.
+    const std::string function = (*verdict)["function"].get<std::string>();
+    Status name = function.empty() ? Status::Ok() : CheckFunctionName(function);
+    if (!name.ok()) {
+      prepared->failure = SourceFailure(name.message() + " (rename it)");
+      return Status::Ok();
+    }
+    prepared->submission.function = function;
   }
   for (const Json& flag : verdict->value("flags", Json::array())) {
     if (flag.is_string()) prepared->review_flags.push_back(flag.get<std::string>());

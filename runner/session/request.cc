@@ -1,8 +1,10 @@
 #include "session/request.h"
 
+#include <cstring>
 #include <set>
 
 #include "core/file.h"
+#include "evidence/layout.h"
 
 namespace ratchet {
 namespace {
@@ -168,6 +170,22 @@ Result<RecordSpec> RecordSpecFromJson(const Json& json) {
   Result<int64_t> band = Get<int64_t>(json, "band_bp");
   for (const Status& status : {id.status(), file.status(), band.status()}) {
     if (!status.ok()) return status;
+  }
+  // The tool checked these names before it asked (CheckSubmissionNames); the scorer does not take
+  // its word: a name that would reach a terminal, an evidence file or a path raw is refused here.
+  const std::string path = *file;
+  size_t suffix = std::string::npos;
+  for (const char* ending : {".py:", ".cpp:"}) {  // as the tool's SpecFile reads it
+    const size_t at = path.rfind(ending);
+    if (at == std::string::npos) continue;
+    suffix = at + std::strlen(ending) - 1;
+    break;
+  }
+  const std::string file_part = suffix == std::string::npos ? path : path.substr(0, suffix);
+  RATCHET_RETURN_IF_ERROR(CheckEvidencePath(*id));  // records/<id>/ in the evidence
+  RATCHET_RETURN_IF_ERROR(CheckEvidencePath(BaseName(file_part)));
+  if (suffix != std::string::npos && suffix + 1 < path.size()) {
+    RATCHET_RETURN_IF_ERROR(CheckFunctionName(path.substr(suffix + 1)));
   }
   spec.id = *id;
   spec.spec = *file;

@@ -210,7 +210,13 @@ def torch_setting(name):
     of a class or a function of torch (`torch.Tensor.argmin = None` changes what the harness's own
     torch does)."""
     parts = name.split(".")
-    return parts[0] != "torch" or parts[1] == "backends" or "config" in parts[2:-1]
+    if parts[0] != "torch":
+        return True
+    # torch.backends.cudnn.benchmark, not torch.backends.cudnn itself (a module the harness uses)
+    if parts[1] == "backends":
+        return len(parts) >= 4
+    # torch._dynamo.config.x or torch.fx.experimental._config.x: a config module's setting
+    return any(part == "config" or part.endswith("_config") for part in parts[2:-1])
 
 
 def target_allowed(target, value):
@@ -802,6 +808,10 @@ def verdict(source, function, filename, max_bytes=MAX_SOURCE_BYTES, review=None)
     """The CLI's answer as a dict. Review flags are listed whenever the file parses."""
     error = None
     try:
+        if function and not ascii_identifier(function):
+            shown = json.dumps(function, ensure_ascii=False)
+            raise SourceError(f"{filename}'s function is named {shown}; a function is named with "
+                              "A-Z a-z 0-9 _ only, not starting with a digit (rename it)")
         check_source(source, function, filename, max_bytes)
     except SourceError as problem:
         error = str(problem)
@@ -815,6 +825,12 @@ def verdict(source, function, filename, max_bytes=MAX_SOURCE_BYTES, review=None)
         flags = []
     return {"ok": error is None, "error": valid_text(error), "function": valid_text(function),
             "flags": [valid_text(flag) for flag in flags]}
+
+
+def ascii_identifier(name):
+    """A function name ratchet shows and keeps: ASCII letters, digits and '_', not starting with a
+    digit (Python would also take other letters, and read some as others: NFKC)."""
+    return name.isascii() and name.isidentifier() and len(name) <= 255
 
 
 def valid_text(text):

@@ -12,6 +12,10 @@
 #include <cctype>
 #include <cstdlib>
 #include <filesystem>
+#include <set>
+#include <sstream>
+#include <string>
+#include <vector>
 
 #include "core/file.h"
 #include "core/sha256.h"
@@ -169,6 +173,94 @@ TEST(ContractSourceHash, NoFileOfTheScorerIncludesOrLinksOneOfTheTool) {
         }
       }
     }
+  }
+}
+
+// The files the compiler read to build a target, from the depfiles the build leaves beside its
+// objects (`*.o.d`, make syntax): every path, as written.
+std::vector<std::string> DepfilePaths(const fs::path& object_dir, int* depfiles) {
+  std::vector<std::string> paths;
+  for (const auto& entry : fs::recursive_directory_iterator(object_dir)) {
+    const std::string name = entry.path().filename().string();
+    if (!entry.is_regular_file() || name.size() < 4 || name.substr(name.size() - 4) != ".o.d") {
+      continue;
+    }
+    ++*depfiles;
+    Result<std::string> text = ReadFile(entry.path().string());
+    EXPECT_TRUE(text.ok()) << entry.path();
+    if (!text.ok()) continue;
+    std::string word;
+    auto flush = [&] {
+      if (!word.empty() && word != "\\" && word.back() != ':') paths.push_back(word);
+      word.clear();
+    };
+    for (char c : *text) {
+      if (c == ' ' || c == '\n' || c == '\t') {
+        flush();
+      } else {
+        word += c;
+      }
+    }
+    flush();
+  }
+  return paths;
+}
+
+// The object folders of an executable and of every static library its link line names.
+std::vector<fs::path> ObjectFolders(const fs::path& target_dir) {
+  std::vector<fs::path> folders = {target_dir};
+  Result<std::string> link = ReadFile((target_dir / "link.txt").string());
+  EXPECT_TRUE(link.ok()) << target_dir;
+  if (!link.ok()) return folders;
+  // The link runs in the folder above CMakeFiles/; a library libNAME.a has its objects in
+  // CMakeFiles/NAME.dir beside it.
+  const fs::path runs_in = target_dir.parent_path().parent_path();
+  std::string word;
+  std::istringstream words(*link);
+  while (words >> word) {
+    const fs::path library = fs::path(word).is_absolute() ? fs::path(word) : runs_in / word;
+    const std::string name = library.filename().string();
+    if (name.size() < 6 || name.rfind("lib", 0) != 0 || name.substr(name.size() - 2) != ".a") {
+      continue;
+    }
+    folders.push_back(library.parent_path() / "CMakeFiles" /
+                      (name.substr(3, name.size() - 5) + ".dir"));
+  }
+  return folders;
+}
+
+// Lock by binary: every file of the checkout that the compiler read to build ratchet-scorer and
+// ratchet-worker (their sources, the headers they include, those of every library they link, as
+// the build's depfiles list them) is one the scorer's source hash covers. A scorer header moved
+// into a tool's folder, or a tool's file compiled into the scorer, fails here.
+TEST(ContractSourceHash, EveryFileTheScorerBinariesWereCompiledFromIsHashed) {
+  const fs::path root = fs::weakly_canonical(TestSourceDir());
+  const fs::path build = fs::weakly_canonical(RATCHET_CONTRACT_TEST_BINARY_DIR);
+  std::vector<std::string> hashed_list = HashedFiles(root);
+  const std::set<std::string> hashed(hashed_list.begin(), hashed_list.end());
+  int depfiles = 0;
+  std::set<std::string> read;
+  for (const char* target : {"runner/session/CMakeFiles/ratchet-scorer.dir",
+                             "runner/worker/CMakeFiles/ratchet-worker.dir"}) {
+    ASSERT_TRUE(fs::exists(build / target / "link.txt")) << build / target;
+    for (const fs::path& folder : ObjectFolders(build / target)) {
+      ASSERT_TRUE(fs::is_directory(folder)) << folder;
+      for (const std::string& path : DepfilePaths(folder, &depfiles)) {
+        const fs::path file = fs::weakly_canonical(fs::path(path).is_absolute()
+                                                       ? fs::path(path)
+                                                       : build / path);
+        const std::string relative = fs::relative(file, root).string();
+        const bool in_checkout = relative.rfind("..", 0) != 0;
+        const bool in_build = fs::relative(file, build).string().rfind("..", 0) != 0;
+        if (in_checkout && !in_build) read.insert(relative);
+      }
+    }
+  }
+  ASSERT_GT(depfiles, 50) << "the build left no depfiles to read";
+  ASSERT_TRUE(read.count("runner/sandbox/spawn.cc")) << "the depfiles were not read";
+  ASSERT_TRUE(read.count("runner/core/status.h")) << "the depfiles were not read";
+  for (const std::string& file : read) {
+    EXPECT_TRUE(hashed.count(file)) << file << " is compiled into the scorer, not hashed";
   }
 }
 

@@ -306,6 +306,19 @@ class CommandLineTest(unittest.TestCase):
         self.assertIn(f"{handle.name} defines 2 top-level functions; name one as "
                       f"{handle.name}:function", err)
 
+    def test_a_function_not_named_in_ascii_is_refused(self):
+        with tempfile.NamedTemporaryFile("wb", suffix=".py", delete=False) as handle:
+            handle.write("def m\u00e9thode(train_x, train_y, test_x):\n"
+                         "    return test_x[:, 0].long()\n".encode())
+        self.addCleanup(os.unlink, handle.name)
+        for function in ("", "m\u00e9thode"):
+            with self.subTest(function=function):
+                code, out, _ = run_checker(handle.name, function)
+                answer = json.loads(out)
+                self.assertEqual((code, answer["ok"]), (0, False))
+                self.assertIn('function is named "m\u00e9thode"; a function is named with '
+                              "A-Z a-z 0-9 _ only", answer["error"])
+
     def test_an_empty_function_in_a_file_that_does_not_parse(self):
         code, out, _ = run_checker(SUBMISSIONS / "syntax_error.py", "")
         self.assertEqual(code, 0)

@@ -58,6 +58,9 @@ CASES = [
      + METHOD, "method", True),
     ("torch config setting", "import torch\ntorch._dynamo.config.cache_size_limit = 64\n"
      + METHOD, "method", True),
+    ("torch private config module setting",
+     "import torch\ntorch.fx.experimental._config.translation_validation = False\n" + METHOD,
+     "method", True),
     ("optional import fallback", "try:\n    import triton\nexcept ImportError:\n"
      "    triton = None\n" + METHOD, "method", True),
     ("cache rebound", "cache = print\n" + METHOD, "method", False),
@@ -296,4 +299,7 @@ STRICTER_CASES = [
      + METHOD, "method", False),
     ("a function of torch set to a constant", "import torch\n\ntorch.argmax = 0\n" + METHOD,
      "method", False),
+    # a module under torch.backends, not a setting of it: the harness's torch reads its flags
+    ("a torch.backends module set to None", "import torch\n\ntorch.backends.cudnn = None\n"
+     + METHOD, "method", False),
 ]

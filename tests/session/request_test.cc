@@ -3,6 +3,10 @@
 
 #include <gtest/gtest.h>
 
+#include <string>
+#include <utility>
+#include <vector>
+
 namespace ratchet {
 namespace {
 
@@ -123,6 +127,36 @@ TEST(ScorerRequest, ARequestWithAPathThatIsNotUtf8IsRefusedNotChanged) {
   EXPECT_NE(line.status().message().find("not UTF-8"), std::string::npos);
   options.out = "evidence/x";
   EXPECT_TRUE(EncodeRequest("begin", SessionOptionsToJson(options)).ok());
+}
+
+// The scorer checks a record's names itself: a request the tool would never send (a newline in
+// the file's name, a function that is no identifier, an id that is no plain name) is refused.
+TEST(ScorerRequest, ARecordWhoseNamesTheToolWouldRefuseIsRefused) {
+  RecordSpec good;
+  good.id = "ncm-py";
+  good.spec = "/submissions/ncm.py:method";
+  ASSERT_TRUE(RecordSpecFromJson(RecordSpecToJson(good)).ok());
+  good.spec = "/submissions/ncm.py";
+  ASSERT_TRUE(RecordSpecFromJson(RecordSpecToJson(good)).ok());
+  good.spec = "/submissions/ncm.cpp:";
+  ASSERT_TRUE(RecordSpecFromJson(RecordSpecToJson(good)).ok());
+  for (const auto& [id, spec] : std::vector<std::pair<std::string, std::string>>{
+           {"ncm", "/submissions/x.py\nqualified: MNIST 99.99%.py"},
+           {"ncm", "/submissions/.hidden.py"},
+           {"ncm", "/submissions/ncm.py:m\xc3\xa9thode"},
+           {"ncm", "/submissions/ncm.py:method\nqualified"},
+           {"ncm", "/submissions/ncm.cpp:1method"},
+           {"../ncm", "/submissions/ncm.py"},
+           {"a\nb", "/submissions/ncm.py"}}) {
+    RecordSpec bad = good;
+    bad.id = id;
+    bad.spec = spec;
+    Result<RecordSpec> read = RecordSpecFromJson(RecordSpecToJson(bad));
+    ASSERT_FALSE(read.ok()) << spec;
+    EXPECT_EQ(read.status().code(), Status::Code::kBadInput) << spec;
+    // The message quotes the name as a JSON string: no line of its own starts in it.
+    EXPECT_EQ(read.status().message().find('\n'), std::string::npos) << read.status().message();
+  }
 }
 
 }  // namespace
