@@ -146,47 +146,9 @@ Result<Expected> ParseExpected(const Json& json, const std::string& path, const 
   return expected;
 }
 
-Result<BaselineRecord> ParseRecord(const std::string& id, const Json& json,
-                                   const std::string& what) {
-  const std::string path = JoinPath("records", id);
-  const std::string where = what + ": record \"" + id + "\"";
-  RATCHET_RETURN_IF_ERROR(CheckRecordId(id, where));
-  if (!json.is_object())
-    return Status::BadInput(where + ": field \"" + path + "\": must be an object");
-  Fields fields(json, path, where);
-  BaselineRecord record;
-  record.id = id;
-  Result<std::string> text = fields.String("submission", true, true);
-  if (!text.ok()) return text.status();
-  record.submission = *text;
-  if (!(text = fields.String("function", false)).ok()) return text.status();
-  record.function = *text;
-  if (!(text = fields.String("sha256", false)).ok()) return text.status();
-  if (fields.Find("sha256") != nullptr && !IsLowerHex64(*text)) {
-    return fields.Error("sha256", "must be 64 lowercase hex digits");
-  }
-  record.sha256 = *text;
-  Result<std::optional<int64_t>> number = fields.Integer("difficulty", 1, 1000);
-  if (!number.ok()) return number.status();
-  record.difficulty = *number;
-  if (!(number = fields.Integer("band_bp", 1, 9999)).ok()) return number.status();
-  record.band_bp = *number;
-  if (record.difficulty.has_value() == record.band_bp.has_value()) {
-    return fields.Error("difficulty", "give exactly one of \"difficulty\" and \"band_bp\"");
-  }
-  if (!(number = fields.Integer("runs", 1, 100)).ok()) return number.status();
-  record.runs = *number;
-  if (fields.Find("device") != nullptr) {
-    if (!(text = fields.String("device", true)).ok()) return text.status();
-    if (*text != "cuda")
-      return fields.Error("device", "must be \"cuda\" (scored on GPU lanes only)");
-    record.device = *text;
-  }
-  if (const Json* expected = fields.Find("expected")) {
-    Result<Expected> parsed = ParseExpected(*expected, JoinPath(path, "expected"), where);
-    if (!parsed.ok()) return parsed.status();
-    record.expected = *parsed;
-  }
+// A record's per-lane tables, "timing" ({lane: {"ranked_ms", ...}}) and "energy".
+Status ParseLaneTables(Fields& fields, const std::string& path, const std::string& where,
+                       BaselineRecord* record) {
   for (const char* which : {"timing", "energy"}) {
     Result<const Json*> lanes = fields.Object(which, false);
     if (!lanes.ok()) return lanes.status();
@@ -214,7 +176,7 @@ Result<BaselineRecord> ParseRecord(const std::string& id, const Json& json,
           if (!board.ok()) return board.status();
           timing.board = *board;
         }
-        record.timing[it.key()] = timing;
+        record->timing[it.key()] = timing;
       } else {
         LaneEnergy energy;
         Result<double> value = lane.Number("mj_per_call", true, 0, 0, true);
@@ -223,23 +185,18 @@ Result<BaselineRecord> ParseRecord(const std::string& id, const Json& json,
         if (!(value = lane.Number("relative", false, energy.relative, 0, false)).ok())
           return value.status();
         energy.relative = *value;
-        record.energy[it.key()] = energy;
+        record->energy[it.key()] = energy;
       }
       RATCHET_RETURN_IF_ERROR(lane.Done());
     }
   }
-  if (!(text = fields.String("reason", false)).ok()) return text.status();
-  record.reason = *text;
-  if (!(text = fields.String("reviewed_by", false)).ok()) return text.status();
-  record.reviewed_by = *text;
-  if (fields.Find("reviewed_commit") != nullptr) {
-    if (!(text = fields.String("reviewed_commit", true)).ok()) return text.status();
-    record.reviewed_commit = *text;
-  }
-  if (const Json* clean = fields.Find("reviewed_clean")) {
-    if (!clean->is_boolean()) return fields.Error("reviewed_clean", "must be true or false");
-    record.reviewed_clean = clean->get<bool>();
-  }
+  return Status::Ok();
+}
+
+// The record's "evidence": {"path", "manifest_sha256"}, if it has one.
+Status ParseEvidenceRef(Fields& fields, const std::string& path, const std::string& where,
+                        BaselineRecord* record) {
+  Result<std::string> text = std::string();
   Result<const Json*> evidence = fields.Object("evidence", false);
   if (!evidence.ok()) return evidence.status();
   if (*evidence != nullptr) {
@@ -252,8 +209,15 @@ Result<BaselineRecord> ParseRecord(const std::string& id, const Json& json,
       return ref.Error("manifest_sha256", "must be 64 lowercase hex digits");
     parsed.manifest_sha256 = *text;
     RATCHET_RETURN_IF_ERROR(ref.Done());
-    record.evidence = parsed;
+    record->evidence = parsed;
   }
+  return Status::Ok();
+}
+
+// The record's "claimed" outcome, imported from published claims, if it has one.
+Status ParseClaimed(Fields& fields, const std::string& path, const std::string& where,
+                    BaselineRecord* record) {
+  Result<std::string> text = std::string();
   Result<const Json*> claimed = fields.Object("claimed", false);
   if (!claimed.ok()) return claimed.status();
   if (*claimed != nullptr) {
@@ -301,8 +265,67 @@ Result<BaselineRecord> ParseRecord(const std::string& id, const Json& json,
       parsed.claims.push_back(entry);
     }
     RATCHET_RETURN_IF_ERROR(claim.Done());
-    record.claimed = parsed;
+    record->claimed = parsed;
   }
+  return Status::Ok();
+}
+
+Result<BaselineRecord> ParseRecord(const std::string& id, const Json& json,
+                                   const std::string& what) {
+  const std::string path = JoinPath("records", id);
+  const std::string where = what + ": record \"" + id + "\"";
+  RATCHET_RETURN_IF_ERROR(CheckRecordId(id, where));
+  if (!json.is_object())
+    return Status::BadInput(where + ": field \"" + path + "\": must be an object");
+  Fields fields(json, path, where);
+  BaselineRecord record;
+  record.id = id;
+  Result<std::string> text = fields.String("submission", true, true);
+  if (!text.ok()) return text.status();
+  record.submission = *text;
+  if (!(text = fields.String("function", false)).ok()) return text.status();
+  record.function = *text;
+  if (!(text = fields.String("sha256", false)).ok()) return text.status();
+  if (fields.Find("sha256") != nullptr && !IsLowerHex64(*text)) {
+    return fields.Error("sha256", "must be 64 lowercase hex digits");
+  }
+  record.sha256 = *text;
+  Result<std::optional<int64_t>> number = fields.Integer("difficulty", 1, 1000);
+  if (!number.ok()) return number.status();
+  record.difficulty = *number;
+  if (!(number = fields.Integer("band_bp", 1, 9999)).ok()) return number.status();
+  record.band_bp = *number;
+  if (record.difficulty.has_value() == record.band_bp.has_value()) {
+    return fields.Error("difficulty", "give exactly one of \"difficulty\" and \"band_bp\"");
+  }
+  if (!(number = fields.Integer("runs", 1, 100)).ok()) return number.status();
+  record.runs = *number;
+  if (fields.Find("device") != nullptr) {
+    if (!(text = fields.String("device", true)).ok()) return text.status();
+    if (*text != "cuda")
+      return fields.Error("device", "must be \"cuda\" (scored on GPU lanes only)");
+    record.device = *text;
+  }
+  if (const Json* expected = fields.Find("expected")) {
+    Result<Expected> parsed = ParseExpected(*expected, JoinPath(path, "expected"), where);
+    if (!parsed.ok()) return parsed.status();
+    record.expected = *parsed;
+  }
+  RATCHET_RETURN_IF_ERROR(ParseLaneTables(fields, path, where, &record));
+  if (!(text = fields.String("reason", false)).ok()) return text.status();
+  record.reason = *text;
+  if (!(text = fields.String("reviewed_by", false)).ok()) return text.status();
+  record.reviewed_by = *text;
+  if (fields.Find("reviewed_commit") != nullptr) {
+    if (!(text = fields.String("reviewed_commit", true)).ok()) return text.status();
+    record.reviewed_commit = *text;
+  }
+  if (const Json* clean = fields.Find("reviewed_clean")) {
+    if (!clean->is_boolean()) return fields.Error("reviewed_clean", "must be true or false");
+    record.reviewed_clean = clean->get<bool>();
+  }
+  RATCHET_RETURN_IF_ERROR(ParseEvidenceRef(fields, path, where, &record));
+  RATCHET_RETURN_IF_ERROR(ParseClaimed(fields, path, where, &record));
   RATCHET_RETURN_IF_ERROR(fields.Done());
   if (record.claimed && record.sha256.empty()) {
     return fields.Error("sha256", "is missing: a claimed record names the bytes its claims scored");

@@ -254,72 +254,125 @@ std::string TimingRulesOnCpuNote(const std::string& id, const Expected& expected
   return note;
 }
 
-}  // namespace
 
-RatchetResult RatchetErrors(const Baseline& baseline, const RatchetInputs& inputs) {
-  RatchetResult result;
-  // The contract first: across a change of it nothing else is compared.
+// The locked contract's differences from the baseline's, and the rule set's constants that moved
+// with it; true when there are any: across a change of the contract nothing else is compared.
+bool ContractChanged(const Baseline& baseline, const RatchetInputs& inputs, RatchetResult* result) {
   const ContractView reviewed(BaselineContract(baseline));
   for (const ContractDifference& difference :
        DiffContractPart(reviewed.json(), inputs.contract, kContractLocked)) {
-    result.errors.push_back({"contract-changed", "",
-                             difference.path + ": reviewed " + ValueText(difference.a) + ", now " +
-                                 ValueText(difference.b)});
+    result->errors.push_back({"contract-changed", "",
+                              difference.path + ": reviewed " + ValueText(difference.a) + ", now " +
+                                  ValueText(difference.b)});
   }
-  if (!result.errors.empty() && !baseline.rule_set.is_null() && inputs.rule_set.is_object()) {
+  if (!result->errors.empty() && !baseline.rule_set.is_null() && inputs.rule_set.is_object()) {
     // The rule set is locked by its hash; name the constants that moved.
     for (const ContractDifference& difference : DiffContractPart(
              Json{{"rules", baseline.rule_set}}, Json{{"rules", inputs.rule_set}}, "rules")) {
-      result.errors.push_back({"contract-changed", "",
-                               difference.path + ": reviewed " + ValueText(difference.a) +
-                                   ", now " + ValueText(difference.b)});
+      result->errors.push_back({"contract-changed", "",
+                                difference.path + ": reviewed " + ValueText(difference.a) +
+                                    ", now " + ValueText(difference.b)});
     }
   }
-  if (!result.errors.empty()) {
-    result.contract_changed = true;
+  if (!result->errors.empty()) {
+    result->contract_changed = true;
     if (reviewed.locked_harness().found() && !reviewed.locked_scorer().found()) {
       // A baseline reviewed before ratchet-scorer: its lock named every file of ratchet.
-      result.notes.push_back(
+      result->notes.push_back(
           "the baseline locks the whole of ratchet (locked.harness, contract 1); this ratchet "
           "locks its scorer alone (locked.scorer, contract 2): move the baseline once, as "
           "docs/baseline.md (\"Moving a baseline to contract 2\") says: score it with --out, "
           "check with `ratchet compare` that every outcome is the same, then `ratchet promote "
           "--all-changed`");
     }
-    result.notes.push_back(
+    result->notes.push_back(
         "the contract changed, so no outcome was compared with the baseline: review the change "
         "with `ratchet compare` against the baseline's evidence, then promote every record");
-    return result;
+    return true;
   }
+  return false;
+}
 
-  const ContractView contract(inputs.contract);
-  const std::string lane = contract.lane_id().value_or("");
-  const bool gpu = GpuLane(contract);
-  result.lane_reviewed = baseline.lanes.count(lane) > 0;
-  if (!result.lane_reviewed) {
+// Whether this run's lane was reviewed, and so whether its times are compared.
+void CheckLane(const Baseline& baseline, const RatchetInputs& inputs, const std::string& lane,
+               bool gpu, RatchetResult* result) {
+  result->lane_reviewed = baseline.lanes.count(lane) > 0;
+  if (!result->lane_reviewed) {
     const std::string text = "lane " + lane +
                              " has not been reviewed in this baseline: outcomes "
                              "were compared, timings were not";
     if (inputs.require_lane) {
-      result.errors.push_back({"lane-unreviewed", "", text});
+      result->errors.push_back({"lane-unreviewed", "", text});
     } else {
-      result.notes.push_back(text);
+      result->notes.push_back(text);
     }
   } else if (!gpu) {
-    result.notes.push_back("lane " + lane + " is a CPU lane: its timings are never compared");
+    result->notes.push_back("lane " + lane + " is a CPU lane: its timings are never compared");
   }
-  result.timings_compared = result.lane_reviewed && gpu;
-  // Which boards a time outside its tolerance compares: a lane holds every board of its kind.
+  result->timings_compared = result->lane_reviewed && gpu;
+}
+
+// Which boards a time outside its tolerance compares (a lane holds every board of its kind),
+// for the message: "" when either is unknown.
+std::string BoardsText(const RatchetInputs& inputs, const std::string& this_board,
+                       const std::string& id) {
+  auto reviewed = inputs.reviewed_boards.find(id);
+  if (reviewed == inputs.reviewed_boards.end() || reviewed->second.empty() || this_board.empty())
+    return "";
+  if (reviewed->second == this_board) return ", on the same board, " + this_board;
+  return " with board " + reviewed->second + "; this run's board is " + this_board +
+         ", another board of the same lane, and boards of one lane can differ by more than the "
+         "tolerance (docs/baseline.md): review the times on the board that runs the baseline";
+}
+
+// A record's ranked time against the one reviewed on this lane: within its tolerance, spurious
+// (run again, within), or an error.
+void CompareRecordTime(const std::string& id, const BaselineRecord& record,
+                       const ScoredRecord& scored, const RatchetInputs& inputs,
+                       const std::string& lane, const std::string& this_board,
+                       RatchetResult* result) {
+  if (inputs.untimed.count(id)) {
+    result->notes.push_back(id + ": its runs were scored on more than one lane: its time " +
+                            Ms(*scored.ranked_ms) + " was not compared");
+    return;
+  }
+  auto timing = record.timing.find(lane);
+  if (timing == record.timing.end()) {
+    result->notes.push_back(id + ": no reviewed time on lane " + lane + "; scored " +
+                            Ms(*scored.ranked_ms));
+    return;
+  }
+  TimingVerdict verdict = CompareTiming(timing->second, *scored.ranked_ms);
+  if (verdict == TimingVerdict::kWithin) return;
+  if (scored.rerun_ranked_ms &&
+      CompareTiming(timing->second, *scored.rerun_ranked_ms) == TimingVerdict::kWithin) {
+    result->notes.push_back(id + ": spurious: " + Ms(*scored.ranked_ms) +
+                            " was outside the tolerance of the reviewed " +
+                            Ms(timing->second.ranked_ms) + "; run again it scored " +
+                            Ms(*scored.rerun_ranked_ms));
+    return;
+  }
+  const double now = scored.rerun_ranked_ms ? *scored.rerun_ranked_ms : *scored.ranked_ms;
+  verdict = CompareTiming(timing->second, now);
+  if (verdict == TimingVerdict::kWithin) verdict = CompareTiming(timing->second, *scored.ranked_ms);
+  result->errors.push_back(
+      {verdict == TimingVerdict::kRegressed ? "time-regressed" : "time-improved", id,
+       "scored " + Ms(*scored.ranked_ms) +
+           (scored.rerun_ranked_ms ? " and again " + Ms(*scored.rerun_ranked_ms) : "") +
+           "; reviewed " + Ms(timing->second.ranked_ms) + " on lane " + lane +
+           BoardsText(inputs, this_board, id)});
+}
+
+}  // namespace
+
+RatchetResult RatchetErrors(const Baseline& baseline, const RatchetInputs& inputs) {
+  RatchetResult result;
+  if (ContractChanged(baseline, inputs, &result)) return result;
+  const ContractView contract(inputs.contract);
+  const std::string lane = contract.lane_id().value_or("");
+  const bool gpu = GpuLane(contract);
+  CheckLane(baseline, inputs, lane, gpu, &result);
   const std::string this_board = contract.device_uuid().value_or("");
-  auto boards = [&](const std::string& id) -> std::string {
-    auto reviewed = inputs.reviewed_boards.find(id);
-    if (reviewed == inputs.reviewed_boards.end() || reviewed->second.empty() || this_board.empty())
-      return "";
-    if (reviewed->second == this_board) return ", on the same board, " + this_board;
-    return " with board " + reviewed->second + "; this run's board is " + this_board +
-           ", another board of the same lane, and boards of one lane can differ by more than the "
-           "tolerance (docs/baseline.md): review the times on the board that runs the baseline";
-  };
 
   for (const std::string& id : inputs.selected) {
     auto found = baseline.records.find(id);
@@ -380,36 +433,7 @@ RatchetResult RatchetErrors(const Baseline& baseline, const RatchetInputs& input
                              OutcomeText(scored.outcome) + " as reviewed");
     }
     if (!result.timings_compared || !scored.ranked_ms) continue;
-    if (inputs.untimed.count(id)) {
-      result.notes.push_back(id + ": its runs were scored on more than one lane: its time " +
-                             Ms(*scored.ranked_ms) + " was not compared");
-      continue;
-    }
-    auto timing = record.timing.find(lane);
-    if (timing == record.timing.end()) {
-      result.notes.push_back(id + ": no reviewed time on lane " + lane + "; scored " +
-                             Ms(*scored.ranked_ms));
-      continue;
-    }
-    TimingVerdict verdict = CompareTiming(timing->second, *scored.ranked_ms);
-    if (verdict == TimingVerdict::kWithin) continue;
-    if (scored.rerun_ranked_ms &&
-        CompareTiming(timing->second, *scored.rerun_ranked_ms) == TimingVerdict::kWithin) {
-      result.notes.push_back(id + ": spurious: " + Ms(*scored.ranked_ms) +
-                             " was outside the tolerance of the reviewed " +
-                             Ms(timing->second.ranked_ms) + "; run again it scored " +
-                             Ms(*scored.rerun_ranked_ms));
-      continue;
-    }
-    const double now = scored.rerun_ranked_ms ? *scored.rerun_ranked_ms : *scored.ranked_ms;
-    verdict = CompareTiming(timing->second, now);
-    if (verdict == TimingVerdict::kWithin)
-      verdict = CompareTiming(timing->second, *scored.ranked_ms);
-    result.errors.push_back(
-        {verdict == TimingVerdict::kRegressed ? "time-regressed" : "time-improved", id,
-         "scored " + Ms(*scored.ranked_ms) +
-             (scored.rerun_ranked_ms ? " and again " + Ms(*scored.rerun_ranked_ms) : "") +
-             "; reviewed " + Ms(timing->second.ranked_ms) + " on lane " + lane + boards(id)});
+    CompareRecordTime(id, record, scored, inputs, lane, this_board, &result);
   }
   return result;
 }
