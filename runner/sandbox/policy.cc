@@ -22,6 +22,7 @@ constexpr ArgumentTest kAlways{};
 constexpr uint64_t kRwfNoWait = 0x8;
 constexpr uint64_t kMadvCold = 20, kMadvPageout = 21;
 constexpr uint64_t kClonePidfd = 0x1000;  // CLONE_PIDFD, from <linux/sched.h>
+constexpr uint64_t kSoPassPidfd = 76, kSoPeerPidfd = 77;  // from <asm-generic/socket.h>
 
 constexpr ArgumentTest NotEqual(unsigned arg, uint64_t value, const char* name) {
   return ArgumentTest{ArgumentTest::Op::kNotEqual, arg, 0, value, name};
@@ -110,6 +111,12 @@ std::vector<SyscallRule> MakeRules() {
       {"clone", 56, EPERM, HasFlag(0, kClonePidfd, "CLONE_PIDFD")},
       {"pidfd_open", 434, ENOSYS, kAlways},
       {"process_madvise", 440, EPERM, kAlways},
+      // A pidfd by the other doors: a Unix socket's peer (SO_PEERPIDFD), one passed with each
+      // message (SO_PASSPIDFD), and pidfs file handles, which also tell whether an inode number
+      // is a live process's.
+      {"getsockopt", 55, EPERM, LowHalfEquals(2, kSoPeerPidfd, "SO_PEERPIDFD")},
+      {"setsockopt", 54, EPERM, LowHalfEquals(2, kSoPassPidfd, "SO_PASSPIDFD")},
+      {"open_by_handle_at", 304, EPERM, kAlways},
       // Modules and kexec.
       {"init_module", 175, EPERM, kAlways},
       {"finit_module", 313, EPERM, kAlways},
@@ -137,6 +144,15 @@ std::vector<SyscallRule> MakeRules() {
       // pages, which ignores the failure and reads an unset struct: the parent answers instead,
       // with the values the covered /proc files show (answer.h).
       {"sysinfo", 99, kAnswered, kAlways},
+      // A file system's free blocks and inodes move with every write on the machine, the
+      // parent's writing of a call's log among them: statfs and fstatfs are answered with every
+      // block and inode free, and ustat, which tells the same of a device, does not exist.
+      {"statfs", 137, kAnswered, kAlways},
+      {"fstatfs", 138, kAnswered, kAlways},
+      {"ustat", 136, ENOSYS, kAlways},
+      // Which of a mapping's pages are present, as mincore tells (NUMA placement, ENOSYS as on a
+      // kernel without NUMA).
+      {"move_pages", 279, ENOSYS, kAlways},
   };
   return rules;
 }
@@ -204,7 +220,7 @@ Json SandboxPolicyJson() {
   for (const SyscallRule& rule : SeccompRules()) {
     Json described = {{"syscall", rule.name}, {"nr", rule.nr}, {"when", TestJson(rule.test)}};
     if (rule.error == kAnswered) {
-      described["answered"] = FixedSysinfoDescription();
+      described["answered"] = AnswerDescription(rule.name);
     } else {
       described["errno"] = ErrnoName(rule.error);
     }

@@ -401,17 +401,20 @@ Result<pid_t> Spawn(const SpawnSpec& spec) {
   // The child sent the listener before execve, so it waits in the socket by now.
   int listener = got == 0 ? ReceiveListener(listener_sockets[0]) : -1;
   close(listener_sockets[0]);
-  if (got == 0 && listener >= 0) {
-    AnswerInBackground(listener);
-    return pid;  // execve succeeded and closed the pipe
+  if (got == 0 && listener < 0) {
+    // The child died before it sent the listener (a signal, the group's OOM kill): the caller's
+    // waitpid sees how. The kill makes sure no process runs whose calls nobody answers.
+    kill(pid, SIGKILL);
+    return pid;
   }
   if (got == 0) {
-    // Not reached unless the kernel lost the message: the process must not run unanswered.
+    Status answering = AnswerInBackground(listener);
+    if (answering.ok()) return pid;  // execve succeeded and closed the pipe
     kill(pid, SIGKILL);
     int status = 0;
     while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
     }
-    return Status::Internal("spawn " + program + ": the child's filter listener never arrived");
+    return answering.Annotate("spawn " + program);
   }
   int status = 0;
   while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {

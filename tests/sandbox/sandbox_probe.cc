@@ -28,6 +28,7 @@
 #include <sys/shm.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
 #include <sys/syscall.h>
 #include <sys/sysinfo.h>
 #include <sys/uio.h>
@@ -245,6 +246,48 @@ Json Report(const std::string& root_only, const std::string& covered) {
     e["clone_pidfd"] = CloneOutcome(
         syscall(SYS_clone, CLONE_PIDFD | SIGCHLD, nullptr, &pidfd, nullptr, 0));
     e["process_madvise"] = Outcome(syscall(SYS_process_madvise, -1, nullptr, 0, 0, 0));
+    int pair[2];
+    if (socketpair(AF_UNIX, SOCK_STREAM, 0, pair) == 0) {
+      int peer = -1;
+      socklen_t size = sizeof peer;
+      e["so_peerpidfd"] = Outcome(getsockopt(pair[0], SOL_SOCKET, 77, &peer, &size));
+      int on = 1;
+      e["so_passpidfd"] = Outcome(setsockopt(pair[0], SOL_SOCKET, 76, &on, sizeof on));
+      int buffer = 0;
+      size = sizeof buffer;
+      e["so_rcvbuf"] = Outcome(getsockopt(pair[0], SOL_SOCKET, SO_RCVBUF, &buffer, &size));
+      close(pair[0]);
+      close(pair[1]);
+    }
+    e["open_by_handle_at"] = Outcome(syscall(SYS_open_by_handle_at, -10002, nullptr, 0));
+  }
+  {
+    // A file system's free counts, which every write on the machine moves: answered fixed.
+    auto stats = [](int rc, const struct statfs& s) {
+      Json asked = {{"rc", rc}, {"errno", rc == 0 ? 0 : errno}};
+      asked["type"] = static_cast<int64_t>(s.f_type);
+      asked["blocks"] = static_cast<uint64_t>(s.f_blocks);
+      asked["bfree"] = static_cast<uint64_t>(s.f_bfree);
+      asked["bavail"] = static_cast<uint64_t>(s.f_bavail);
+      asked["files"] = static_cast<uint64_t>(s.f_files);
+      asked["ffree"] = static_cast<uint64_t>(s.f_ffree);
+      asked["bsize"] = static_cast<int64_t>(s.f_bsize);
+      return asked;
+    };
+    struct statfs s = {};
+    out["statfs"]["/usr/bin"] = stats(statfs("/usr/bin", &s), s);
+    s = {};
+    out["statfs"]["."] = stats(statfs(".", &s), s);
+    const int usr = open("/usr/bin", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    s = {};
+    out["fstatfs"] = stats(fstatfs(usr, &s), s);
+    close(usr);
+    e["statfs_missing"] = Outcome(statfs("/no/such/path", &s));
+    e["statfs_null_path"] = Outcome(syscall(SYS_statfs, nullptr, &s));
+    e["statfs_null_buffer"] = Outcome(syscall(SYS_statfs, "/usr/bin", nullptr));
+    e["fstatfs_closed"] = Outcome(fstatfs(987, &s));
+    e["ustat"] = Outcome(syscall(SYS_ustat, 0, &s));
+    e["move_pages"] = Outcome(syscall(SYS_move_pages, 0, 0, nullptr, nullptr, nullptr, 0));
   }
   {
     // sysinfo(2), answered by the parent: in this process, a thread and a forked child alike.

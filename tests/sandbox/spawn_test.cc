@@ -4,6 +4,7 @@
 
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
 #include <sys/syscall.h>
 #include <sys/sysinfo.h>
 
@@ -144,6 +145,39 @@ TEST_F(SpawnTest, NoPidfdCanBeHad) {
   EXPECT_EQ(e["pidfd_open"], ENOSYS);
   EXPECT_EQ(e["clone_pidfd"], EPERM);
   EXPECT_EQ(e["process_madvise"], EPERM);
+  EXPECT_EQ(e["so_peerpidfd"], EPERM);
+  EXPECT_EQ(e["so_passpidfd"], EPERM);
+  EXPECT_EQ(e["open_by_handle_at"], EPERM);
+  EXPECT_EQ(e["so_rcvbuf"], 0) << "another socket option is refused too";
+}
+
+// statfs and fstatfs show a file system as it is but for its free counts, which any write on the
+// machine moves: every block and inode free. ustat, which tells a device's, does not exist.
+TEST_F(SpawnTest, AFileSystemsFreeCountsAreFixed) {
+  Json report = Report(ReportSpec());
+  // /usr/bin is a read-only bind of the machine's folder (/usr itself is a folder of the view).
+  struct statfs usr = {};
+  ASSERT_EQ(statfs("/usr/bin", &usr), 0);
+  for (const Json& asked : {report["statfs"]["/usr/bin"], report["fstatfs"]}) {
+    EXPECT_EQ(asked["rc"], 0) << asked.dump();
+    EXPECT_EQ(asked["type"], static_cast<int64_t>(usr.f_type));
+    EXPECT_EQ(asked["blocks"], static_cast<uint64_t>(usr.f_blocks));
+    EXPECT_EQ(asked["bsize"], static_cast<int64_t>(usr.f_bsize));
+    EXPECT_EQ(asked["bfree"], asked["blocks"]);
+    EXPECT_EQ(asked["bavail"], asked["blocks"]);
+    EXPECT_EQ(asked["ffree"], asked["files"]);
+  }
+  // A relative path, from the process's own folder.
+  const Json& here = report["statfs"]["."];
+  EXPECT_EQ(here["rc"], 0) << here.dump();
+  EXPECT_EQ(here["bfree"], here["blocks"]);
+  Json e = report["errno"];
+  EXPECT_EQ(e["statfs_missing"], ENOENT);
+  EXPECT_EQ(e["statfs_null_path"], EFAULT);
+  EXPECT_EQ(e["statfs_null_buffer"], EFAULT);
+  EXPECT_EQ(e["fstatfs_closed"], EBADF);
+  EXPECT_EQ(e["ustat"], ENOSYS);
+  EXPECT_EQ(e["move_pages"], ENOSYS);
 }
 
 // The machine-wide counters of /proc read as the fixed text that covers them, the same for
