@@ -73,17 +73,17 @@ int ReadPath(int mem, uint64_t address, std::string* path) {
   return ENAMETOOLONG;
 }
 
-// The file statfs(path) names in the caller's view: an absolute path resolved inside its root
-// (RESOLVE_IN_ROOT: neither ".." nor a link leads out of it), a relative one from its working
-// folder. Only the file system's statistics are read through it.
+// The file statfs(path) names in the caller's view, resolved with RESOLVE_IN_ROOT so that
+// neither "..", nor a link, nor a /proc magic link leads out of it: an absolute path inside the
+// caller's root, a relative one inside its working folder (taken as the root: "../x", or a link
+// to an absolute path, names what it would from there, never a file of the machine outside the
+// view). Only the file system's statistics are read through it.
 int OpenInView(int root, int cwd, const std::string& path, int* opened) {
   open_how how = {};
   how.flags = O_PATH | O_CLOEXEC;
-  how.resolve = RESOLVE_IN_ROOT;
-  const bool absolute = path[0] == '/';
-  const int fd = absolute ? static_cast<int>(syscall(SYS_openat2, root, path.c_str(), &how,
-                                                     sizeof how))
-                          : openat(cwd, path.c_str(), O_PATH | O_CLOEXEC);
+  how.resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS;
+  const int base = path[0] == '/' ? root : cwd;
+  const int fd = static_cast<int>(syscall(SYS_openat2, base, path.c_str(), &how, sizeof how));
   if (fd < 0) return errno;
   *opened = fd;
   return 0;
