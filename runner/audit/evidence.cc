@@ -6,6 +6,7 @@
 #include "audit/evidence_record.h"
 #include "audit/evidence_run.h"
 #include "audit/numbers.h"
+#include "baseline/ratchet_report.h"
 #include "contract/contract.h"
 #include "contract/contract_view.h"
 #include "core/exit_codes.h"
@@ -107,10 +108,12 @@ struct DirectoryFacts {
   EvidenceContext context;
 
   // report.json: its records (nullptr when it has none that can be read), its sandbox and the
-  // part `ratchet run` writes (null when absent).
+  // part `ratchet run` writes, read by its owner (nullopt when absent, or when malformed: the
+  // reader then broke the claim naming the field).
   const Json* records = nullptr;
   std::optional<std::string> sandbox;
-  Json ratchet_part;
+  bool has_ratchet_part = false;
+  std::optional<RatchetReport> ratchet;
   // The records that make a claim, and whether the last scoring of each qualified.
   int record_count = 0;
   bool all_qualified = true;
@@ -296,7 +299,8 @@ bool ReadReport(DirectoryFacts* facts, AuditResult* result) {
     return false;
   }
   facts->sandbox = reader.String(report, "", "sandbox");
-  facts->ratchet_part = report.value("ratchet", Json());
+  facts->has_ratchet_part = report.contains(kRatchetReportKey);
+  if (facts->has_ratchet_part) facts->ratchet = ReadRatchetReport(report, reader);
   return true;
 }
 
@@ -314,13 +318,13 @@ void CheckReportSandbox(const DirectoryFacts& facts, AuditResult* result) {
 
 // The rule set `ratchet run` names in the report is the one the contract locks.
 void CheckReportRuleSet(const DirectoryFacts& facts, AuditResult* result) {
-  const Json& ratchet_part = facts.ratchet_part;
-  const Json run_rules = ratchet_part.is_object() ? ratchet_part.value("rule_set", Json()) : Json();
+  if (!facts.ratchet || !facts.ratchet->rule_set.is_object()) return;
+  const Json run_rules_id = facts.ratchet->rule_set.value("id", Json());
   const Json locked_id = facts.contract.rules_id().found_or_null();
-  if (run_rules.is_object() && run_rules.value("id", Json()) != locked_id) {
+  if (run_rules_id != locked_id) {
     result->Breaks(std::string(kReportFile) + ": ratchet.rule_set.id",
-                   JsonShown(run_rules.value("id", Json())) +
-                       ", but contract.json locks the rule set " + JsonShown(locked_id));
+                   JsonShown(run_rules_id) + ", but contract.json locks the rule set " +
+                       JsonShown(locked_id));
   }
 }
 
@@ -373,15 +377,14 @@ void CheckSomethingClaimed(const DirectoryFacts& facts, AuditResult* result) {
 // the scorer alone when a record's last scoring did not qualify.
 void CheckExitCode(const DirectoryFacts& facts, AuditResult* result) {
   const EvidenceSummary& summary = facts.summary;
-  const Json& ratchet_part = facts.ratchet_part;
-  const Json errors = ratchet_part.is_object() ? ratchet_part.value("errors", Json()) : Json();
-  const bool compared = ratchet_part.is_object() && errors.is_array();
+  // A part that could not be read has broken the claim already; there is nothing to hold to.
+  const bool compared = facts.ratchet.has_value();
   if (summary.status != kStatusComplete || summary.exit_code < 0 ||
       facts.record_count != static_cast<int>(facts.records->size()) ||
-      !(compared || !ratchet_part.is_object())) {
+      (facts.has_ratchet_part && !compared)) {
     return;
   }
-  const bool clean = compared ? errors.empty() : facts.all_qualified;
+  const bool clean = compared ? facts.ratchet->errors.empty() : facts.all_qualified;
   const int expected = clean ? kExitSuccess : kExitFinding;
   if (summary.exit_code != expected) {
     result->Breaks(std::string(kStatusFile) + ": exit_code",

@@ -28,8 +28,7 @@ Disagreement FirstDisagreeing(const std::vector<CallEntry>& calls, bool stopped,
   Disagreement d;
   for (size_t i = 0; i < calls.size(); ++i) {
     if (stopped && i + 1 == calls.size()) continue;
-    const Json& hello = calls[i].worker;
-    const Json said = hello.is_object() ? hello.value(field, Json()) : Json();
+    const Json said = HelloMember(calls[i].worker, field);
     if (!agrees(said) && d.differing++ == 0) {
       d.first = i;
       d.found = said;
@@ -47,28 +46,25 @@ std::string AndInMore(const Disagreement& d) {
 // (observed.sandbox_slot; slot 0 in evidence from before slots), no_new_privs, and seccomp in
 // filter mode (2).
 void CheckCallsRanInTheSandbox(const RunFacts& run, AuditResult* result) {
-  const Json& contract = run.context.contract;
-  if (ContractView(contract).sandbox().found_or_null() != Json("full")) return;
-  const Json observed = contract.value("observed", Json());
-  const Json slot_json = observed.is_object() ? observed.value("sandbox_slot", Json(0)) : Json(0);
-  const int slot = slot_json.is_number_integer() && slot_json.get<int64_t>() >= 0 &&
-                           slot_json.get<int64_t>() < kSandboxSlotCount
-                       ? static_cast<int>(slot_json.get<int64_t>())
-                       : -1;
+  const ContractView contract(run.context.contract);
+  if (contract.sandbox().found_or_null() != Json("full")) return;
+  const ContractField<int64_t> slot_field = contract.sandbox_slot();
+  // Missing: evidence from before slots, slot 0. Anything else that is not a slot: no uid fits.
+  const int64_t read_slot = slot_field.found() ? slot_field.value_or(-1) : 0;
+  const int slot = read_slot >= 0 && read_slot < kSandboxSlotCount ? static_cast<int>(read_slot) : -1;
+  const Json slot_json = slot_field.found() ? slot_field.found_or_null() : Json(0);
   const std::vector<uid_t> slot_uids = slot >= 0 ? SlotWorkerUids(slot) : std::vector<uid_t>{};
   const Disagreement d =
-      FirstDisagreeing(*run.calls, run.stopped, "sandbox", [&](const Json& said) {
-        const Json uid = said.is_object() ? said.value("uid", Json()) : Json();
+      FirstDisagreeing(*run.calls, run.stopped, kHelloSandbox, [&](const Json& part) {
+        const HelloSandbox said = ReadHelloSandbox(part);
         const bool sandbox_uid =
-            uid.is_number_integer() &&
-            std::find(slot_uids.begin(), slot_uids.end(), uid.get<int64_t>()) != slot_uids.end();
-        const bool confined = said.is_object() && said.value("no_new_privs", Json()) == Json(1) &&
-                              said.value("seccomp", Json()) == Json(2);
-        return sandbox_uid && confined;
+            said.uid && std::find(slot_uids.begin(), slot_uids.end(), *said.uid) != slot_uids.end();
+        return sandbox_uid && said.no_new_privs && said.seccomp_filter;
       });
   if (d.differing > 0) {
     result->Breaks(
-        run.calls_file + ": " + JoinPath(JoinPath("calls", d.first), "worker") + ".sandbox",
+        run.calls_file + ": " + JoinPath(JoinPath("calls", d.first), "worker") + "." +
+            kHelloSandbox,
         JsonShown(d.found) + AndInMore(d) +
             ", but contract.json observed the full sandbox in slot " + JsonShown(slot_json) +
             ", where a worker runs as one of the slot's uids with no_new_privs 1 and "
@@ -229,11 +225,13 @@ void CheckCallsRanOnTheLane(const RunFacts& run, AuditResult* result) {
   const bool gpu = kind == Json("cuda");
   // (hello field, the contract's field, its value)
   const std::vector<std::tuple<const char*, std::string, Json>> expected = {
-      {"device", "lane.device.kind", kind},
-      {"device_name", "lane.device.name", gpu ? contract.device_name().found_or_null() : Json()},
-      {"uuid", "observed.device_uuid", gpu ? contract.device_uuid().found_or_null() : Json()}};
+      {kHelloDevice, contract.device_kind().path(), kind},
+      {kHelloDeviceName, contract.device_name().path(),
+       gpu ? contract.device_name().found_or_null() : Json()},
+      {kHelloUuid, contract.device_uuid().path(),
+       gpu ? contract.device_uuid().found_or_null() : Json()}};
   for (const auto& [field, contract_field, value] : expected) {
-    if (field != std::string("device") && !gpu) continue;
+    if (field != std::string(kHelloDevice) && !gpu) continue;
     const Disagreement d = FirstDisagreeing(*run.calls, run.stopped, field,
                                             [&](const Json& said) { return said == value; });
     if (d.differing > 0) {

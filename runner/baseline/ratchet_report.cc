@@ -17,10 +17,11 @@ Json RatchetReportJson(const RatchetReport& part) {
               {"rule_set", part.rule_set}};
 }
 
-std::optional<RatchetReport> ReadRatchetReport(const Json& report, FieldReader& reader) {
-  const Json* part = reader.Object(report, "", kRatchetReportKey);
+std::optional<RatchetReport> ReadRatchetReport(const Json& report, FieldReader& reader,
+                                               const std::string& report_path) {
+  const Json* part = reader.Object(report, report_path, kRatchetReportKey);
   if (part == nullptr) return std::nullopt;
-  const std::string path = kRatchetReportKey;
+  const std::string path = JoinPath(report_path, kRatchetReportKey);
   RatchetReport out;
   std::optional<std::string> baseline = reader.String(*part, path, "baseline");
   std::optional<std::string> sha256 = reader.String(*part, path, "baseline_sha256");

@@ -30,9 +30,11 @@ struct RatchetReport {
 
 Json RatchetReportJson(const RatchetReport& part);
 
-// The part under report.json's "ratchet" (`report` is the whole report). nullopt, with findings
-// naming each field, when it is missing or malformed.
-std::optional<RatchetReport> ReadRatchetReport(const Json& report, FieldReader& reader);
+// The part under report.json's "ratchet" (`report` is the whole report, at `path` in its file:
+// "" in report.json, "report" in a sharded run's run.json). nullopt, with findings naming each
+// field, when it is missing or malformed.
+std::optional<RatchetReport> ReadRatchetReport(const Json& report, FieldReader& reader,
+                                               const std::string& path = "");
 
 }  // namespace ratchet
 

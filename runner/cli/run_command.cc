@@ -475,41 +475,27 @@ int RunDirect(RunRequest& request, CommandContext& context) {
   return outcome.exit_code;
 }
 
-Result<RunRequest> CheckResumedRequest(const Json& inputs, bool json) {
-  try {
-    SessionOptions options;
-    options.command = "run";
-    options.out_prefix = "run";
-    auto optional = [&](const char* key) -> std::optional<std::string> {
-      const Json& value = inputs.at(key);
-      return value.is_string() ? std::optional<std::string>(value.get<std::string>())
-                               : std::nullopt;
-    };
-    options.data_dir = optional("data");
-    options.python = optional("python");
-    options.rules_path = optional("rules");
-    options.out = optional("out");
-    options.energy = inputs.at("energy").get<bool>();
-    options.tool_version = kRatchetVersion;
-    options.tool_source_sha256 = ToolSourceSha256();
-    std::optional<int64_t> runs;
-    if (inputs.at("runs").is_number_integer()) runs = inputs.at("runs").get<int64_t>();
-    Result<RunRequest> request = CheckRunRequest(
-        inputs.at("baseline").get<std::string>(),
-        inputs.at("records").get<std::vector<std::string>>(), runs, options,
-        inputs.at("require_lane").get<bool>(), json);
-    if (!request.ok()) return request;
-    if (request->baseline_sha256 != inputs.at("baseline_sha256").get<std::string>()) {
-      return Status::BadInput(request->baseline_path +
-                              " has changed since the run began: a resumed run holds its "
-                              "records to the baseline it was planned against. Restore it, or "
-                              "begin a new run");
-    }
-    return request;
-  } catch (const std::exception& e) {
-    return Status::BadInput(std::string("the run's inputs in run.json are not whole: ") +
-                            e.what());
+Result<RunRequest> CheckResumedRequest(const RunInputs& inputs, bool json) {
+  SessionOptions options;
+  options.command = "run";
+  options.out_prefix = "run";
+  options.data_dir = inputs.data;
+  options.python = inputs.python;
+  options.rules_path = inputs.rules;
+  options.out = inputs.out;
+  options.energy = inputs.energy;
+  options.tool_version = kRatchetVersion;
+  options.tool_source_sha256 = ToolSourceSha256();
+  Result<RunRequest> request = CheckRunRequest(inputs.baseline, inputs.records, inputs.runs,
+                                               options, inputs.require_lane, json);
+  if (!request.ok()) return request;
+  if (request->baseline_sha256 != inputs.baseline_sha256) {
+    return Status::BadInput(request->baseline_path +
+                            " has changed since the run began: a resumed run holds its "
+                            "records to the baseline it was planned against. Restore it, or "
+                            "begin a new run");
   }
+  return request;
 }
 
 int Run(CommandContext& context) {

@@ -541,54 +541,36 @@ Result<int> LockRun(const std::string& dir) {
 
 }  // namespace
 
-Json RunRequestInputs(const RunRequest& request, const ShardedRunOptions& options) {
-  auto text = [](const std::optional<std::string>& value) {
-    return value ? Json(*value) : Json();
-  };
-  Json slurm = {{"folder", options.slurm.folder},
-                {"partition", options.slurm.partition},
-                {"account", options.slurm.account},
-                {"time_minutes", options.slurm.time_minutes},
-                {"gpus", options.slurm.gpus}};
-  return Json{{"baseline", Absolute(request.baseline_path)},
-              {"baseline_sha256", request.baseline_sha256},
-              {"records", request.asked},
-              {"runs", request.runs_flag ? Json(*request.runs_flag) : Json()},
-              {"rules", text(request.options.rules_path && PathExists(*request.options.rules_path)
-                                 ? std::optional<std::string>(Absolute(*request.options.rules_path))
-                                 : request.options.rules_path)},
-              {"data", text(request.options.data_dir ? std::optional<std::string>(Absolute(
-                                                           *request.options.data_dir))
-                                                     : std::nullopt)},
-              {"python", text(request.options.python)},
-              {"out", text(request.options.out)},
-              {"energy", request.options.energy},
-              {"require_lane", request.require_lane},
-              {"executor", options.executor},
-              {"devices", options.devices},
-              {"jobs", options.jobs},
-              {"attempts", options.max_attempts},
-              {"slurm", slurm}};
+RunInputs RunRequestInputs(const RunRequest& request, const ShardedRunOptions& options) {
+  RunInputs in;
+  in.baseline = Absolute(request.baseline_path);
+  in.baseline_sha256 = request.baseline_sha256;
+  in.records = request.asked;
+  in.runs = request.runs_flag;
+  in.rules = request.options.rules_path && PathExists(*request.options.rules_path)
+                 ? std::optional<std::string>(Absolute(*request.options.rules_path))
+                 : request.options.rules_path;
+  if (request.options.data_dir) in.data = Absolute(*request.options.data_dir);
+  in.python = request.options.python;
+  in.out = request.options.out;
+  in.energy = request.options.energy;
+  in.require_lane = request.require_lane;
+  in.executor = options.executor;
+  in.devices = options.devices;
+  in.jobs = options.jobs;
+  in.attempts = options.max_attempts;
+  in.slurm = options.slurm;  // run.json keeps its folder, partition, account, time and GPUs
+  return in;
 }
 
-Result<ShardedRunOptions> ShardedRunOptionsFromInputs(const Json& inputs) {
-  try {
-    ShardedRunOptions options;
-    options.executor = inputs.at("executor").get<std::string>();
-    options.devices = inputs.at("devices").get<std::vector<std::string>>();
-    options.jobs = inputs.at("jobs").get<int>();
-    options.max_attempts = inputs.at("attempts").get<int>();
-    const Json& slurm = inputs.at("slurm");
-    options.slurm.folder = slurm.at("folder").get<std::string>();
-    options.slurm.partition = slurm.at("partition").get<std::string>();
-    options.slurm.account = slurm.at("account").get<std::string>();
-    options.slurm.time_minutes = slurm.at("time_minutes").get<int>();
-    options.slurm.gpus = slurm.at("gpus").get<int>();
-    return options;
-  } catch (const std::exception& e) {
-    return Status::BadInput(std::string("run.json: the executor's inputs are not whole: ") +
-                            e.what());
-  }
+ShardedRunOptions ShardedRunOptionsFromInputs(const RunInputs& in) {
+  ShardedRunOptions options;
+  options.executor = in.executor;
+  options.devices = in.devices;
+  options.jobs = in.jobs;
+  options.max_attempts = in.attempts;
+  options.slurm = in.slurm;
+  return options;
 }
 
 int RunSharded(RunRequest& request, const ShardedRunOptions& options, CommandContext& context) {
@@ -665,7 +647,7 @@ int RunSharded(RunRequest& request, const ShardedRunOptions& options, CommandCon
 int ResumeSharded(const std::string& dir_given, const std::optional<ShardedRunOptions>& given,
                   bool json, const std::optional<std::string>& signing_key,
                   const std::optional<std::string>& markdown, CommandContext& context,
-                  Result<RunRequest> (*check)(const Json& inputs, bool json)) {
+                  Result<RunRequest> (*check)(const RunInputs& inputs, bool json)) {
   auto fail = [&](const Status& status) { return ReportError(context.err, "run", status); };
   if (!IsShardedRun(dir_given)) {
     return fail(Status::Usage(dir_given + " is not a sharded run's directory (no run.json): "
@@ -720,14 +702,7 @@ int ResumeSharded(const std::string& dir_given, const std::optional<ShardedRunOp
   if (!request.ok()) return fail(request.status());
   request->options.signing_key = signing_key;
   request->markdown = markdown;
-  ShardedRunOptions options;
-  if (given) {
-    options = *given;
-  } else {
-    Result<ShardedRunOptions> kept = ShardedRunOptionsFromInputs(state.run.inputs);
-    if (!kept.ok()) return fail(kept.status());
-    options = *kept;
-  }
+  const ShardedRunOptions options = given ? *given : ShardedRunOptionsFromInputs(state.run.inputs);
   Result<Json> contract = MachineContract(request->options);
   if (!contract.ok()) return fail(contract.status());
   state.contract = *contract;

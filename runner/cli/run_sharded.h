@@ -14,6 +14,7 @@
 #include "evidence/report_file.h"
 #include "session/request.h"
 #include "shard/held_run.h"
+#include "shard/sharded_run.h"
 #include "shard/slurm_executor.h"
 
 namespace ratchet {
@@ -41,11 +42,11 @@ int ResumeSharded(const std::string& dir, const std::optional<ShardedRunOptions>
                   bool json, const std::optional<std::string>& signing_key,
                   const std::optional<std::string>& markdown,
                   CommandContext& context,
-                  Result<RunRequest> (*check)(const Json& inputs, bool json));
+                  Result<RunRequest> (*check)(const RunInputs& inputs, bool json));
 
 // The inputs of a sharded run as run.json keeps them, and back.
-Json RunRequestInputs(const RunRequest& request, const ShardedRunOptions& options);
-Result<ShardedRunOptions> ShardedRunOptionsFromInputs(const Json& inputs);
+RunInputs RunRequestInputs(const RunRequest& request, const ShardedRunOptions& options);
+ShardedRunOptions ShardedRunOptionsFromInputs(const RunInputs& inputs);
 
 }  // namespace ratchet
 

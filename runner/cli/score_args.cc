@@ -104,12 +104,4 @@ bool IsNativeSpec(const std::string& spec) {
          (spec.rfind(".cpp") == spec.size() - 4 || spec.find(".cpp:") != std::string::npos);
 }
 
-std::string SpecFile(const std::string& spec) {
-  for (const char* suffix : {".py:", ".cpp:"}) {
-    size_t at = spec.rfind(suffix);
-    if (at != std::string::npos) return spec.substr(0, at + std::strlen(suffix) - 1);
-  }
-  return spec;
-}
-
 }  // namespace ratchet

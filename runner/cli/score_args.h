@@ -35,8 +35,6 @@ Status CheckRecordCrosses(const RecordSpec& record);
 // else (a newline, a control character, a hidden name) reaches a terminal or an evidence file;
 // the error shows the name as a JSON string.
 Status CheckSubmissionNames(const std::string& spec);
-// The file of FILE[:function] (FILE.py:name, FILE.cpp:method).
-std::string SpecFile(const std::string& spec);
 
 }  // namespace ratchet
 

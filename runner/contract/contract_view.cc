@@ -1,10 +1,13 @@
 #include "contract/contract_view.h"
 
+#include <cstdint>
+
 namespace ratchet {
 namespace {
 
 bool IsObject(const Json& value) { return value.is_object(); }
 bool IsString(const Json& value) { return value.is_string(); }
+bool IsWholeNumber(const Json& value) { return value.is_number_integer(); }
 
 }  // namespace
 
@@ -50,6 +53,24 @@ ContractField<std::string> ContractView::String(const std::vector<std::string>& 
   ContractField<Json> read = Read(keys, IsString, "a string");
   ContractField<std::string> field;
   if (read.ok()) field.value_ = read->get<std::string>();
+  field.found_ = std::move(read.found_);
+  field.path_ = std::move(read.path_);
+  field.wrong_path_ = std::move(read.wrong_path_);
+  field.problem_ = std::move(read.problem_);
+  return field;
+}
+
+ContractField<int64_t> ContractView::Integer(const std::vector<std::string>& keys) const {
+  ContractField<Json> read = Read(keys, IsWholeNumber, "a whole number");
+  ContractField<int64_t> field;
+  if (read.ok()) {
+    if (read->is_number_unsigned() && read->get<uint64_t>() > INT64_MAX) {
+      read.wrong_path_ = read.path_;
+      read.problem_ = "a whole number too large";
+    } else {
+      field.value_ = read->get<int64_t>();
+    }
+  }
   field.found_ = std::move(read.found_);
   field.path_ = std::move(read.path_);
   field.wrong_path_ = std::move(read.wrong_path_);
@@ -104,6 +125,9 @@ ContractField<std::string> ContractView::device_uuid() const {
 }
 ContractField<std::string> ContractView::sandbox() const {
   return String({kContractObserved, "sandbox"});
+}
+ContractField<int64_t> ContractView::sandbox_slot() const {
+  return Integer({kContractObserved, "sandbox_slot"});
 }
 ContractField<ToolIdentity> ContractView::tool() const {
   ContractField<ToolIdentity> field;

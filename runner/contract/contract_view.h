@@ -8,6 +8,7 @@
 #ifndef RATCHET_CONTRACT_CONTRACT_VIEW_H_
 #define RATCHET_CONTRACT_CONTRACT_VIEW_H_
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
@@ -101,6 +102,8 @@ class ContractView {
   ContractField<Json> observed() const;
   ContractField<std::string> device_uuid() const;  // observed.device_uuid: the board that ran
   ContractField<std::string> sandbox() const;      // observed.sandbox: "full" or "partial"
+  // observed.sandbox_slot: the uids the workers ran as (missing in evidence from before slots).
+  ContractField<int64_t> sandbox_slot() const;
   // observed.tool: the tool that asked for the run; a null tool (the scorer ran alone) is not ok.
   ContractField<ToolIdentity> tool() const;
 
@@ -114,6 +117,7 @@ class ContractView {
                            const char* expected) const;
   ContractField<Json> Object(const std::vector<std::string>& keys) const;
   ContractField<std::string> String(const std::vector<std::string>& keys) const;
+  ContractField<int64_t> Integer(const std::vector<std::string>& keys) const;
 
   Json contract_;
 };

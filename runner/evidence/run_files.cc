@@ -1,5 +1,7 @@
 #include "evidence/run_files.h"
 
+#include <cstdint>
+
 #include "evidence/layout.h"
 
 namespace ratchet {
@@ -16,6 +18,22 @@ std::string LabelsPath(const std::string& folder, int call) {
 
 std::string LogPath(const std::string& folder, int call) {
   return folder + "/" + kLogsFolder + "/" + CallNumber(call) + ".log";
+}
+
+Json HelloMember(const Json& hello, const char* key) {
+  return hello.is_object() ? hello.value(key, Json()) : Json();
+}
+
+HelloSandbox ReadHelloSandbox(const Json& sandbox) {
+  HelloSandbox said;
+  if (!sandbox.is_object()) return said;
+  const Json uid = sandbox.value("uid", Json());
+  if (uid.is_number_integer() && !(uid.is_number_unsigned() && uid.get<uint64_t>() > INT64_MAX)) {
+    said.uid = uid.get<int64_t>();
+  }
+  said.no_new_privs = sandbox.value("no_new_privs", Json()) == Json(1);
+  said.seccomp_filter = sandbox.value("seccomp", Json()) == Json(2);
+  return said;
 }
 
 Json CallsJson(const std::vector<CallEntry>& calls) {

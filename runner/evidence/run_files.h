@@ -48,6 +48,24 @@ struct CallEntry {
   Json phases = Json::object();  // where the window's time went: a diagnostic
 };
 
+// The worker's hello as a call keeps it (CallEntry::worker), for the readers that hold it to the
+// contract. The worker writes it (docs/protocol.md); its keys are named here for every reader.
+inline constexpr char kHelloDevice[] = "device";           // "cpu" or "cuda"
+inline constexpr char kHelloDeviceName[] = "device_name";  // the board's name on a GPU
+inline constexpr char kHelloUuid[] = "uuid";               // the board's UUID on a GPU
+inline constexpr char kHelloSandbox[] = "sandbox";         // what the worker saw of its confinement
+// A member of a hello as it is, null where it is absent or the hello is not an object.
+Json HelloMember(const Json& hello, const char* key);
+// The hello's "sandbox" part: the uid the worker ran as, and whether no_new_privs was 1 and
+// seccomp 2 (filter mode) in its /proc/self/status. Lenient: what is absent or of another type
+// reads as not said.
+struct HelloSandbox {
+  std::optional<int64_t> uid;
+  bool no_new_privs = false;
+  bool seccomp_filter = false;
+};
+HelloSandbox ReadHelloSandbox(const Json& sandbox);
+
 Json CallsJson(const std::vector<CallEntry>& calls);
 // calls.json read strictly through `reader` (every finding names its field); nullopt when a
 // call cannot be read, is numbered out of order, or has a negative index or size. `worker` and

@@ -159,6 +159,14 @@ Result<SessionOptions> SessionOptionsFromJson(const Json& json) {
   return options;
 }
 
+std::string SpecFile(const std::string& spec) {
+  for (const char* suffix : {".py:", ".cpp:"}) {
+    const size_t at = spec.rfind(suffix);
+    if (at != std::string::npos) return spec.substr(0, at + std::strlen(suffix) - 1);
+  }
+  return spec;
+}
+
 Json RecordSpecToJson(const RecordSpec& spec) {
   return {{"id", spec.id}, {"spec", spec.spec}, {"band_bp", spec.band_bp}};
 }
@@ -173,19 +181,11 @@ Result<RecordSpec> RecordSpecFromJson(const Json& json) {
   }
   // The tool checked these names before it asked (CheckSubmissionNames); the scorer does not take
   // its word: a name that would reach a terminal, an evidence file or a path raw is refused here.
-  const std::string path = *file;
-  size_t suffix = std::string::npos;
-  for (const char* ending : {".py:", ".cpp:"}) {  // as the tool's SpecFile reads it
-    const size_t at = path.rfind(ending);
-    if (at == std::string::npos) continue;
-    suffix = at + std::strlen(ending) - 1;
-    break;
-  }
-  const std::string file_part = suffix == std::string::npos ? path : path.substr(0, suffix);
+  const std::string file_part = SpecFile(*file);
   RATCHET_RETURN_IF_ERROR(CheckEvidencePath(*id));  // records/<id>/ in the evidence
   RATCHET_RETURN_IF_ERROR(CheckEvidencePath(BaseName(file_part)));
-  if (suffix != std::string::npos && suffix + 1 < path.size()) {
-    RATCHET_RETURN_IF_ERROR(CheckFunctionName(path.substr(suffix + 1)));
+  if (file_part.size() + 1 < file->size()) {  // FILE:function
+    RATCHET_RETURN_IF_ERROR(CheckFunctionName(file->substr(file_part.size() + 1)));
   }
   spec.id = *id;
   spec.spec = *file;

@@ -92,6 +92,10 @@ Status StatusFromJson(const Json& json);
 Json SessionOptionsToJson(const SessionOptions& options);
 Result<SessionOptions> SessionOptionsFromJson(const Json& json);
 
+// The file of FILE[:function] (FILE.py:name, FILE.cpp:method): the tool and the scorer split a
+// spec here alone.
+std::string SpecFile(const std::string& spec);
+
 Json RecordSpecToJson(const RecordSpec& spec);
 Result<RecordSpec> RecordSpecFromJson(const Json& json);
 

@@ -187,6 +187,78 @@ ReportEntry CombineShardEntries(std::vector<ReportEntry> entries) {
   return combined;
 }
 
+Json RunInputsJson(const RunInputs& in) {
+  auto text = [](const std::optional<std::string>& value) {
+    return value ? Json(*value) : Json();
+  };
+  const Json slurm = {{"folder", in.slurm.folder},
+                      {"partition", in.slurm.partition},
+                      {"account", in.slurm.account},
+                      {"time_minutes", in.slurm.time_minutes},
+                      {"gpus", in.slurm.gpus}};
+  return Json{{"baseline", in.baseline},
+              {"baseline_sha256", in.baseline_sha256},
+              {"records", in.records},
+              {"runs", in.runs ? Json(*in.runs) : Json()},
+              {"rules", text(in.rules)},
+              {"data", text(in.data)},
+              {"python", text(in.python)},
+              {"out", text(in.out)},
+              {"energy", in.energy},
+              {"require_lane", in.require_lane},
+              {"executor", in.executor},
+              {"devices", in.devices},
+              {"jobs", in.jobs},
+              {"attempts", in.attempts},
+              {"slurm", slurm}};
+}
+
+Result<RunInputs> ParseRunInputs(const Json& json, const std::string& what) {
+  if (!json.is_object()) return Status::BadInput(what + " is not an object");
+  RunInputs in;
+  auto optional_text = [&](const char* key, std::optional<std::string>* out) -> Status {
+    auto found = json.find(key);
+    if (found == json.end()) return Status::BadInput(what + ": no \"" + key + "\"");
+    if (found->is_null()) return Status::Ok();
+    std::string value;
+    Status s = Get(json, key, what, &value);
+    if (s.ok()) *out = value;
+    return s;
+  };
+  Status s = Get(json, "baseline", what, &in.baseline);
+  if (s.ok()) s = Get(json, "baseline_sha256", what, &in.baseline_sha256);
+  if (s.ok()) s = CheckLowerHex64(in.baseline_sha256, what + ": baseline_sha256");
+  if (s.ok()) s = Get(json, "records", what, &in.records);
+  if (s.ok() && json.contains("runs") && !json["runs"].is_null()) {
+    int64_t runs = 0;
+    s = Get(json, "runs", what, &runs);
+    in.runs = runs;
+  }
+  if (s.ok()) s = optional_text("rules", &in.rules);
+  if (s.ok()) s = optional_text("data", &in.data);
+  if (s.ok()) s = optional_text("python", &in.python);
+  if (s.ok()) s = optional_text("out", &in.out);
+  if (s.ok()) s = Get(json, "energy", what, &in.energy);
+  if (s.ok()) s = Get(json, "require_lane", what, &in.require_lane);
+  if (s.ok()) s = Get(json, "executor", what, &in.executor);
+  if (s.ok()) s = Get(json, "devices", what, &in.devices);
+  if (s.ok()) s = Get(json, "jobs", what, &in.jobs);
+  if (s.ok()) s = Get(json, "attempts", what, &in.attempts);
+  if (!s.ok()) return s;
+  const auto slurm = json.find("slurm");
+  if (slurm == json.end() || !slurm->is_object()) {
+    return Status::BadInput(what + ": \"slurm\" is not an object");
+  }
+  const std::string where = what + ".slurm";
+  s = Get(*slurm, "folder", where, &in.slurm.folder);
+  if (s.ok()) s = Get(*slurm, "partition", where, &in.slurm.partition);
+  if (s.ok()) s = Get(*slurm, "account", where, &in.slurm.account);
+  if (s.ok()) s = Get(*slurm, "time_minutes", where, &in.slurm.time_minutes);
+  if (s.ok()) s = Get(*slurm, "gpus", where, &in.slurm.gpus);
+  if (!s.ok()) return s;
+  return in;
+}
+
 Json ShardedRunJson(const ShardedRun& run) {
   Json shards = Json::array();
   for (const ShardedRunShard& s : run.shards) {
@@ -200,7 +272,7 @@ Json ShardedRunJson(const ShardedRun& run) {
   }
   return Json{{"schema", kShardedRunSchema},
               {"state", run.state},
-              {"inputs", run.inputs},
+              {"inputs", RunInputsJson(run.inputs)},
               {"seed_commit", run.seed_commit},
               {"seed", run.seed.empty() ? Json() : Json(run.seed)},
               {"locked", run.locked},
@@ -229,12 +301,12 @@ Result<ShardedRun> ParseShardedRun(const std::string& text, const std::string& w
   if (std::find(states.begin(), states.end(), run.state) == states.end()) {
     return Status::BadInput(what + ": state \"" + run.state + "\" is none a run has");
   }
-  run.inputs = json->value("inputs", Json());
+  Result<RunInputs> inputs = ParseRunInputs(json->value("inputs", Json()), what + ": inputs");
+  if (!inputs.ok()) return inputs.status();
+  run.inputs = *inputs;
   run.locked = json->value("locked", Json());
   run.report = json->value("report", Json());
-  if (!run.inputs.is_object() || !run.locked.is_object()) {
-    return Status::BadInput(what + ": inputs and locked must be objects");
-  }
+  if (!run.locked.is_object()) return Status::BadInput(what + ": locked must be an object");
   const Json seed = json->value("seed", Json());
   if (seed.is_string()) {
     run.seed = seed.get<std::string>();

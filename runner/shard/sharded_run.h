@@ -25,6 +25,7 @@
 #include "evidence/report_file.h"
 #include "session/request.h"
 #include "shard/shards.h"
+#include "shard/slurm_executor.h"
 
 namespace ratchet {
 
@@ -66,11 +67,31 @@ struct ShardedRunShard {
   std::vector<ShardAttempt> attempts;
 };
 
+// What a sharded run was asked: the baseline (path, sha256), the records and runs, the session's
+// options, the executor's: enough for --resume to go on as the run began. run.json's "inputs".
+struct RunInputs {
+  std::string baseline;                // an absolute path
+  std::string baseline_sha256;         // of the baseline's bytes when the run began
+  std::vector<std::string> records;    // --record as asked; empty: every record
+  std::optional<int64_t> runs;         // --runs
+  std::optional<std::string> rules;    // --rules: an absolute path, or a bundled rule set's name
+  std::optional<std::string> data;     // --data, absolute
+  std::optional<std::string> python;   // --python
+  std::optional<std::string> out;      // --out
+  bool energy = true;
+  bool require_lane = false;
+  std::string executor = "local";      // "local" or "slurm"
+  std::vector<std::string> devices;    // --devices
+  int jobs = 1;                        // --jobs
+  int attempts = 3;                    // --attempts
+  SlurmOptions slurm;                  // folder, partition, account, time_minutes, gpus
+};
+Json RunInputsJson(const RunInputs& inputs);
+Result<RunInputs> ParseRunInputs(const Json& json, const std::string& what);
+
 struct ShardedRun {
   std::string state = "running";  // "running", "interrupted", "failed", "complete"
-  // What the run was asked: the baseline (path, sha256), the records and runs, the session's
-  // options, the executor's: enough for --resume to go on as the run began.
-  Json inputs = Json::object();
+  RunInputs inputs;
   std::string seed_commit;
   std::string seed;  // revealed once collected, "" before
   Json locked;       // the contract's locked part every shard must have

@@ -53,36 +53,30 @@ std::optional<AuditedScoring> Combine(const std::vector<AuditedScoring>& scoring
 }
 
 // The report's claim for one scoring against the one re-derived; a finding for each difference.
-void CompareScoring(const Json& claimed, const AuditedScoring& derived, const std::string& where,
+// `path` is the scoring's place in run.json ("report.records.ncm"); the entry is read by its owner
+// (evidence/report_file.h), and one it cannot read breaks the run naming the field.
+void CompareScoring(const Json& claimed, const AuditedScoring& derived, const std::string& path,
                     AuditResult* result) {
+  FieldReader reader(kShardedRunFile, result);
+  const std::string where = reader.Where(path);
   if (!claimed.is_object()) {
     result->Breaks(where, "missing: the shards scored it");
     return;
   }
-  const Json outcome = claimed.value("outcome", Json());
-  const std::string status = outcome.is_object() && outcome.value("status", Json()).is_string()
-                                 ? outcome["status"].get<std::string>()
-                                 : "";
-  if (status != (derived.qualified ? "qualified" : "disqualified")) {
-    result->Breaks(where + ".outcome.status", "\"" + status + "\" where the shards' runs give " +
-                                                  (derived.qualified ? "qualified" : "disqualified"));
+  const std::optional<ReportEntry> entry = ReadReportEntry(claimed, path, reader);
+  if (!entry) return;
+  const char* derived_status = derived.qualified ? "qualified" : "disqualified";
+  if (entry->qualified != derived.qualified) {
+    result->Breaks(where + ".outcome.status", std::string("\"") + entry->status() +
+                                                  "\" where the shards' runs give " + derived_status);
   }
-  std::vector<std::string> broken;
-  if (outcome.is_object() && outcome.value("broken", Json()).is_array()) {
-    for (const Json& rule : outcome["broken"]) {
-      if (rule.is_string()) broken.push_back(rule.get<std::string>());
-    }
-  }
-  if (broken != derived.broken) {
+  if (entry->broken != derived.broken) {
     result->Breaks(where + ".outcome.broken", "not the rules the shards' runs broke");
   }
-  std::optional<double> ranked;
-  if (claimed.value("ranked_ms", Json()).is_number()) ranked = claimed["ranked_ms"].get<double>();
-  if (!SameFigure(ranked, derived.ranked_ms)) {
+  if (!SameFigure(entry->ranked_ms, derived.ranked_ms)) {
     result->Breaks(where + ".ranked_ms", "not the median of the shards' ranked times");
   }
-  const Json sha256 = claimed.value("sha256", Json());
-  if (!sha256.is_string() || sha256.get<std::string>() != derived.sha256) {
+  if (entry->sha256 != derived.sha256) {
     result->Breaks(where + ".sha256", "not the submission the shards scored");
   }
 }
@@ -468,12 +462,12 @@ void CheckRecords(const ShardedRunFacts& facts, AuditResult* result) {
     const Json claimed = records.is_object() ? records.value(id, Json()) : Json();
     CheckRunNumbers(facts, id, result);
     CheckClaimedEntry(facts, id, claimed, result);
-    CompareScoring(claimed, *first, where, result);
+    CompareScoring(claimed, *first, "report.records." + id, result);
     if (facts.reruns.count(id)) {
       record.rerun = Combine(facts.reruns.at(id));
       if (record.rerun) {
         CompareScoring(claimed.is_object() ? claimed.value("rerun", Json()) : Json(),
-                       *record.rerun, where + ".rerun", result);
+                       *record.rerun, "report.records." + id + ".rerun", result);
       }
     } else if (claimed.is_object() && claimed.contains("rerun")) {
       result->Breaks(where + ".rerun", "no shard scored it again");
@@ -493,9 +487,11 @@ void CheckRecords(const ShardedRunFacts& facts, AuditResult* result) {
 void CheckRunExitCode(const ShardedRunFacts& facts, AuditResult* result) {
   const ShardedRun& run = facts.run;
   if (run.state != "complete") return;
-  const Json part = run.report.is_object() ? run.report.value(kRatchetReportKey, Json()) : Json();
-  const bool no_errors =
-      part.is_object() && part.value("errors", Json()).is_array() && part["errors"].empty();
+  // The part is read by its owner; one it cannot read has no errors to trust: exit 1 is due.
+  FieldReader reader(kRunFile, result);
+  const std::optional<RatchetReport> part =
+      run.report.is_object() ? ReadRatchetReport(run.report, reader, "report") : std::nullopt;
+  const bool no_errors = part && part->errors.empty();
   if (run.exit_code != (no_errors ? 0 : 1)) {
     result->Breaks(kRunFile + ": exit_code", std::to_string(run.exit_code) +
                                                  " where the run's differences give " +

@@ -8,6 +8,7 @@
 
 #include "audit/audit.h"
 #include "audit/evidence.h"
+#include "baseline/ratchet_report.h"
 #include "contract/contract.h"
 #include "core/file.h"
 #include "core/sha256.h"
@@ -342,12 +343,33 @@ TEST_F(EvidenceAuditTest, ATopLevelFileThatNoRunWritesIsFound) {
 // The rule set `ratchet run` names in the report must be the one the contract locks.
 TEST_F(EvidenceAuditTest, ARunsRuleSetOtherThanTheContractsBreaksTheClaim) {
   ASSERT_TRUE(EditJsonAndRemanifest(Evidence(), kReportFile, [](Json& report) {
-                report["ratchet"] = {{"rule_set", {{"id", "mnist-a100/0.9.0"}}}};
+                RatchetReport part;
+                part.baseline = "records.json";
+                part.baseline_sha256 = std::string(64, 'a');
+                part.rule_set = {{"id", "mnist-a100/0.9.0"}};
+                report["ratchet"] = RatchetReportJson(part);
               }).ok());
   const AuditResult result = AuditOk(Evidence());
   EXPECT_EQ(result.verdict(), AuditVerdict::kDoesNotStand) << Findings(result);
   EXPECT_TRUE(HasFinding(result, "report.json: ratchet.rule_set.id",
                          "\"mnist-a100/0.9.0\", but contract.json locks the rule set "))
+      << Findings(result);
+}
+
+// The part `ratchet run` writes is read by its owner: one it cannot read breaks the claim naming
+// the field, and never turns the check of the run's exit code off.
+TEST_F(EvidenceAuditTest, ARatchetPartThatCannotBeReadBreaksTheClaim) {
+  ASSERT_TRUE(EditJsonAndRemanifest(Evidence(), kReportFile, [](Json& report) {
+                RatchetReport part;
+                part.baseline = "records.json";
+                part.baseline_sha256 = std::string(64, 'a');
+                part.rule_set = {{"id", "mnist-a100/1.5.0"}};
+                report["ratchet"] = RatchetReportJson(part);
+                report["ratchet"]["errors"] = "outcome-changed: none";
+              }).ok());
+  const AuditResult result = AuditOk(Evidence());
+  EXPECT_EQ(result.verdict(), AuditVerdict::kDoesNotStand) << Findings(result);
+  EXPECT_TRUE(HasFinding(result, "report.json: ratchet.errors", "expected an array"))
       << Findings(result);
 }
 

@@ -35,6 +35,7 @@
 #include <vector>
 
 #include "audit/evidence.h"
+#include "baseline/ratchet_report.h"
 #include "contract/contract.h"
 #include "core/file.h"
 #include "core/sha256.h"
@@ -447,9 +448,12 @@ TEST_F(TamperBatteryTest, ForgersEditsAreFoundUnlessConsistentThroughout) {
       {"an error added to the report, as `ratchet run` writes one",
        [](const std::string& dir) {
          EditJson(dir, kReportFile, [](Json& report) {
-           report["ratchet"] = {
-               {"errors",
-                {{{"code", "outcome-changed"}, {"record", "ncm"}, {"message", "changed"}}}}};
+           RatchetReport part;
+           part.baseline = "records.json";
+           part.baseline_sha256 = std::string(64, 'a');
+           part.rule_set = {{"id", "mnist-a100/1.5.0"}};
+           part.errors = {{"outcome-changed", "ncm", "changed"}};
+           report["ratchet"] = RatchetReportJson(part);
          });
        },
        "status.json: exit_code", "0, but report.json's ratchet.errors lists errors"},

@@ -334,6 +334,13 @@ TEST(ShardedRunTest, ALocalRunIsCollectedVerifiedAndAudited) {
       {"the report removed, resealed", [](const std::string&, Json& run) {
          run["report"] = nullptr;
        }, true, "the run claims nothing"},
+      // Read by the part's owner: one it cannot read is named, and gives no exit code of 0.
+      {"the ratchet part's errors not a list, resealed", [](const std::string&, Json& run) {
+         run["report"]["ratchet"]["errors"] = "none";
+       }, true, "run.json: report.ratchet.errors"},
+      {"a claimed outcome of no known status, resealed", [](const std::string&, Json& run) {
+         run["report"]["records"]["a"]["outcome"]["status"] = "great";
+       }, true, "report.records.a.outcome.status"},
       {"a record's slow run left out, resealed", [](const std::string& dir, Json& run) {
          // Run 1 of record a dropped, folder and entry; the claim made again from run 2 alone.
          Json kept = Json::array();

@@ -93,6 +93,26 @@ TEST(ContractView, ReadsTheToolThatAskedForTheRun) {
             "observed.tool.source_sha256: expected a string, found an integer");
 }
 
+// observed.sandbox_slot, the uids a run's workers ran as: a whole number, or nothing and why.
+TEST(ContractView, ReadsTheSandboxSlot) {
+  Result<Json> built =
+      BuildContract(TestLocked(), CpuMachine(), ToolIdentity{"0.1.0", std::string(64, '5')});
+  ASSERT_TRUE(built.ok()) << built.status().ToString();
+  Json contract = *built;
+  contract["observed"]["sandbox_slot"] = 3;
+  EXPECT_EQ(ContractView(contract).sandbox_slot().value_or(-1), 3);
+  contract["observed"]["sandbox_slot"] = "3";
+  EXPECT_EQ(ContractView(contract).sandbox_slot().error(),
+            "observed.sandbox_slot: expected a whole number, found a string");
+  EXPECT_EQ(ContractView(contract).sandbox_slot().found_or_null(), Json("3"));
+  contract["observed"]["sandbox_slot"] = 2.5;
+  EXPECT_FALSE(ContractView(contract).sandbox_slot().ok());
+  contract["observed"]["sandbox_slot"] = uint64_t{1} << 63;
+  EXPECT_FALSE(ContractView(contract).sandbox_slot().ok());
+  contract["observed"].erase("sandbox_slot");
+  EXPECT_FALSE(ContractView(contract).sandbox_slot().found());
+}
+
 // A field read from a contract that was damaged at one place.
 struct Damage {
   std::string pointer;  // where ("/lane/device"), erased when `value` is absent

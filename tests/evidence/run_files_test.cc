@@ -99,6 +99,25 @@ TEST(RunFilesTest, ACallWithAFieldMissingOrMistypedOrOutOfOrderIsRefusedAndNamed
   EXPECT_NE(not_a_list.breaks[0].find("expected an array of calls"), std::string::npos);
 }
 
+// What a worker's hello says of its sandbox reads as said only with the types the worker writes.
+TEST(RunFilesTest, AHellosSandboxReadsAsSaidOrNotAtAll) {
+  const Json hello = {{kHelloDevice, "cpu"},
+                      {kHelloSandbox, {{"uid", 61000}, {"no_new_privs", 1}, {"seccomp", 2}}}};
+  EXPECT_EQ(HelloMember(hello, kHelloDevice), Json("cpu"));
+  EXPECT_TRUE(HelloMember(hello, kHelloUuid).is_null());
+  EXPECT_TRUE(HelloMember(Json("cpu"), kHelloDevice).is_null());
+  const HelloSandbox said = ReadHelloSandbox(HelloMember(hello, kHelloSandbox));
+  EXPECT_EQ(said.uid, std::optional<int64_t>(61000));
+  EXPECT_TRUE(said.no_new_privs);
+  EXPECT_TRUE(said.seccomp_filter);
+  const HelloSandbox unsaid =
+      ReadHelloSandbox({{"uid", "61000"}, {"no_new_privs", true}, {"seccomp", 1}});
+  EXPECT_FALSE(unsaid.uid);
+  EXPECT_FALSE(unsaid.no_new_privs);
+  EXPECT_FALSE(unsaid.seccomp_filter);
+  EXPECT_FALSE(ReadHelloSandbox(Json::array()).uid);
+}
+
 TEST(RunFilesTest, AVerdictReadsBackFieldForField) {
   JudgeEntry qualified;
   qualified.qualified = true;

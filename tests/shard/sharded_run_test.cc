@@ -27,6 +27,17 @@ ShardedRun ARun() {
   run.lane = "lane";
   run.signer = std::string(64, 'c');
   run.exit_code = 1;
+  run.inputs.baseline = "/b/records.json";
+  run.inputs.baseline_sha256 = std::string(64, 'f');
+  run.inputs.records = {"a"};
+  run.inputs.runs = 2;
+  run.inputs.data = "/data";
+  run.inputs.energy = false;
+  run.inputs.executor = "slurm";
+  run.inputs.devices = {"0", "1"};
+  run.inputs.attempts = 5;
+  run.inputs.slurm.folder = "/shared";
+  run.inputs.slurm.gpus = 1;
   ShardedRunShard shard;
   shard.shard.id = std::string(64, 'd');
   shard.shard.record = "a";
@@ -44,6 +55,43 @@ TEST(ShardedRunFile, WhatItWritesParsesBack) {
   EXPECT_EQ(read->signer, std::string(64, 'c'));
   ASSERT_EQ(read->shards.size(), 1u);
   EXPECT_EQ(read->shards[0].shard.run, 2);
+  const RunInputs& in = read->inputs;
+  EXPECT_EQ(in.baseline, "/b/records.json");
+  EXPECT_EQ(in.baseline_sha256, std::string(64, 'f'));
+  EXPECT_EQ(in.records, std::vector<std::string>{"a"});
+  EXPECT_EQ(in.runs, std::optional<int64_t>(2));
+  EXPECT_EQ(in.data, std::optional<std::string>("/data"));
+  EXPECT_EQ(in.rules, std::nullopt);
+  EXPECT_FALSE(in.energy);
+  EXPECT_EQ(in.executor, "slurm");
+  EXPECT_EQ(in.devices, (std::vector<std::string>{"0", "1"}));
+  EXPECT_EQ(in.attempts, 5);
+  EXPECT_EQ(in.slurm.folder, "/shared");
+  EXPECT_EQ(in.slurm.gpus, 1);
+}
+
+// The inputs --resume goes on with are read field by field: a missing or mistyped one is named,
+// never taken as a default.
+TEST(ShardedRunFile, TheRunsInputsAreReadWholeOrRefused) {
+  const std::vector<std::pair<std::string, Json>> edits = {
+      {"jobs", Json(int64_t{1} << 40)},  {"energy", Json("yes")},
+      {"baseline_sha256", Json("ab")},   {"records", Json("a")},
+      {"data", Json(3)},                 {"slurm", Json::array()}};
+  for (const auto& [key, value] : edits) {
+    Json run = ShardedRunJson(ARun());
+    run["inputs"][key] = value;
+    Result<ShardedRun> read = ParseShardedRun(run.dump(), "run.json");
+    ASSERT_FALSE(read.ok()) << key;
+    EXPECT_NE(read.status().message().find("run.json: inputs"), std::string::npos)
+        << read.status().message();
+    EXPECT_NE(read.status().message().find(key), std::string::npos) << read.status().message();
+  }
+  Json run = ShardedRunJson(ARun());
+  run["inputs"].erase("require_lane");
+  Result<ShardedRun> read = ParseShardedRun(run.dump(), "run.json");
+  ASSERT_FALSE(read.ok());
+  EXPECT_NE(read.status().message().find("no \"require_lane\""), std::string::npos)
+      << read.status().message();
 }
 
 TEST(ShardedRunFile, AWholeNumberOutOfRangeIsRefusedNotCut) {
