@@ -14,10 +14,6 @@
 namespace ratchet {
 namespace {
 
-// The parts of `contract.locked` (contract 2; contract 1 locked `harness` in place of `scorer`).
-const std::set<std::string> kLockedKeys = {"datasets", "harness", "rules",
-                                           "sandbox",  "scorer",  "workers"};
-
 // Reads one JSON object strictly: every field it takes is named, what is left over is an error.
 class Fields {
  public:
@@ -430,7 +426,7 @@ Result<Baseline> ParseBaselineText(std::string_view text, const std::string& wha
   // What a contract locks is fixed by the ratchet that wrote it: a key no contract has would only
   // show as contract-changed after a whole scoring.
   for (auto key = baseline.locked.begin(); key != baseline.locked.end(); ++key) {
-    if (!kLockedKeys.count(key.key())) {
+    if (!IsLockedPart(key.key())) {
       return Status::BadInput(what + ": field \"" + JoinPath("contract.locked", key.key()) +
                               "\": is not a part of a contract (a contract locks " +
                               "datasets, rules, sandbox, scorer and workers; one of contract 1 "

@@ -32,12 +32,9 @@ std::string Short(const std::string& hex, size_t n = 12) { return hex.substr(0, 
 
 std::string ContractLine(const Json& contract) {
   const ContractView view(contract);
-  std::string line = "scorer " + view.locked().value_or(Json::object())
-                                     .value("scorer", Json::object())
-                                     .value("version", std::string("?")) +
-                     " (" + Short(view.locked().value_or(Json::object())
-                                      .value("scorer", Json::object())
-                                      .value("source_sha256", std::string())) +
+  const ContractField<ToolIdentity> scorer = view.scorer();
+  std::string line = "scorer " + (scorer.ok() ? scorer->version : std::string("?")) + " (" +
+                     (scorer.ok() ? Short(scorer->source_sha256) : std::string()) +
                      "), rules " + view.rules_id().value_or("?");
   const std::string kind = view.device_kind().value_or("?");
   line += ", lane " + view.lane_id().value_or("?") + " (" +

@@ -11,6 +11,13 @@ bool IsWholeNumber(const Json& value) { return value.is_number_integer(); }
 
 }  // namespace
 
+bool IsLockedPart(const std::string& key) {
+  for (const char* part : {"datasets", "harness", "rules", "sandbox", "scorer", "workers"}) {
+    if (key == part) return true;
+  }
+  return false;
+}
+
 ContractField<Json> ContractView::Read(const std::vector<std::string>& keys,
                                        bool (*accepts)(const Json&), const char* expected) const {
   ContractField<Json> field;
@@ -129,9 +136,10 @@ ContractField<std::string> ContractView::sandbox() const {
 ContractField<int64_t> ContractView::sandbox_slot() const {
   return Integer({kContractObserved, "sandbox_slot"});
 }
-ContractField<ToolIdentity> ContractView::tool() const {
+// {version, source_sha256} of the object at `keys`, each part named when it is wrong.
+ContractField<ToolIdentity> ContractView::Identity(const std::vector<std::string>& keys) const {
   ContractField<ToolIdentity> field;
-  ContractField<Json> object = Object({kContractObserved, "tool"});
+  ContractField<Json> object = Object(keys);
   field.found_ = object.found_;
   field.path_ = object.path_;
   if (!object.ok()) {
@@ -139,8 +147,11 @@ ContractField<ToolIdentity> ContractView::tool() const {
     field.problem_ = object.problem_;
     return field;
   }
-  ContractField<std::string> version = String({kContractObserved, "tool", "version"});
-  ContractField<std::string> sha256 = String({kContractObserved, "tool", "source_sha256"});
+  std::vector<std::string> version_keys = keys, sha256_keys = keys;
+  version_keys.push_back("version");
+  sha256_keys.push_back("source_sha256");
+  ContractField<std::string> version = String(version_keys);
+  ContractField<std::string> sha256 = String(sha256_keys);
   for (const ContractField<std::string>* part : {&version, &sha256}) {
     if (!part->ok()) {
       field.wrong_path_ = part->wrong_path_;
@@ -150,6 +161,12 @@ ContractField<ToolIdentity> ContractView::tool() const {
   }
   field.value_ = ToolIdentity{*version, *sha256};
   return field;
+}
+ContractField<ToolIdentity> ContractView::tool() const {
+  return Identity({kContractObserved, "tool"});
+}
+ContractField<ToolIdentity> ContractView::scorer() const {
+  return Identity({kContractLocked, "scorer"});
 }
 
 ContractField<Json> ContractView::rule_set() const { return Object({kContractRuleSet}); }

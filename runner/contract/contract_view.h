@@ -22,6 +22,9 @@ namespace ratchet {
 inline constexpr char kContractLocked[] = "locked";
 inline constexpr char kContractLane[] = "lane";
 inline constexpr char kContractObserved[] = "observed";
+// Whether `key` names a part of `locked`: datasets, rules, sandbox, scorer and workers (contract
+// 2), or harness (contract 1, in place of scorer).
+bool IsLockedPart(const std::string& key);
 // The rule-set document that `locked.rules.sha256` names, kept beside `locked` in the contract a
 // baseline reviewed (docs/baseline.md); contract.json locks the rule set by its hash alone.
 inline constexpr char kContractRuleSet[] = "rule_set";
@@ -78,6 +81,8 @@ class ContractView {
   // `locked`, whole (an object), as DiffContractPart compares it, and the fields read from it.
   ContractField<Json> locked() const;
   ContractField<Json> locked_scorer() const;  // the scorer's identity (contract 2)
+  // locked.scorer's version and the hash of its sources (contract 2).
+  ContractField<ToolIdentity> scorer() const;
   // The hash of every file of ratchet, which contract 1 (before ratchet-scorer) locked where
   // contract 2 locks the scorer.
   ContractField<std::string> locked_harness() const;
@@ -118,6 +123,7 @@ class ContractView {
   ContractField<Json> Object(const std::vector<std::string>& keys) const;
   ContractField<std::string> String(const std::vector<std::string>& keys) const;
   ContractField<int64_t> Integer(const std::vector<std::string>& keys) const;
+  ContractField<ToolIdentity> Identity(const std::vector<std::string>& keys) const;
 
   Json contract_;
 };

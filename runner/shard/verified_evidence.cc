@@ -20,7 +20,7 @@ std::optional<RuleSet> NamedBy(const std::string& dir, bool sharded) {
     Result<ShardedRun> run = ReadShardedRun(dir);
     if (!run.ok()) return std::nullopt;
     return RunNamedRuleSet(run->report,
-                           ContractView(Json{{"locked", run->locked}}).rules_sha256().value_or(""));
+                           ContractView(Json{{kContractLocked, run->locked}}).rules_sha256().value_or(""));
   }
   Result<EvidenceSummary> summary = ReadEvidence(dir);
   if (!summary.ok()) return std::nullopt;

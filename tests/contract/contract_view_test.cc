@@ -93,6 +93,25 @@ TEST(ContractView, ReadsTheToolThatAskedForTheRun) {
             "observed.tool.source_sha256: expected a string, found an integer");
 }
 
+// locked.scorer: the scorer's version and the hash of its sources, each named when it is wrong.
+TEST(ContractView, ReadsTheScorersIdentity) {
+  Result<Json> built =
+      BuildContract(TestLocked(), CpuMachine(), ToolIdentity{"0.1.0", std::string(64, '5')});
+  ASSERT_TRUE(built.ok()) << built.status().ToString();
+  Json contract = *built;
+  contract["locked"]["scorer"] = {{"name", "ratchet-scorer"}, {"version", "0.2.0"},
+                                  {"source_sha256", std::string(64, '7')}};
+  const ContractField<ToolIdentity> scorer = ContractView(contract).scorer();
+  ASSERT_TRUE(scorer.ok()) << scorer.error();
+  EXPECT_EQ(scorer->version, "0.2.0");
+  EXPECT_EQ(scorer->source_sha256, std::string(64, '7'));
+  contract["locked"]["scorer"].erase("version");
+  EXPECT_EQ(ContractView(contract).scorer().error(), "locked.scorer.version: missing");
+  contract["locked"]["scorer"] = "ratchet-scorer";
+  EXPECT_EQ(ContractView(contract).scorer().error(),
+            "locked.scorer: expected an object, found a string");
+}
+
 // observed.sandbox_slot, the uids a run's workers ran as: a whole number, or nothing and why.
 TEST(ContractView, ReadsTheSandboxSlot) {
   Result<Json> built =

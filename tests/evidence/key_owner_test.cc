@@ -52,8 +52,13 @@ std::map<std::string, std::set<std::string>> KeysOnlyOneFileHolds() {
     if (!entry.is_regular_file() || entry.path().extension() != ".json") continue;
     AddKeys(Json::parse(Slurp(entry.path())), &by_file[entry.path().filename().string()]);
   }
+  // The baseline keeps a contract (its "contract") and each lane's facts in contract.json's own
+  // format: those are contract.json's keys, not the baseline's.
   std::set<std::string> elsewhere;
-  AddKeys(Json::parse(Slurp(Checkout() + "/baselines/records.json")), &elsewhere);
+  Json baseline = Json::parse(Slurp(Checkout() + "/baselines/records.json"));
+  baseline.erase("contract");
+  for (auto& [id, lane] : baseline["lanes"].items()) lane.erase("facts");
+  AddKeys(baseline, &elsewhere);
   for (const auto& entry : fs::directory_iterator(Checkout() + "/runner/rules")) {
     if (entry.path().extension() == ".json") AddKeys(Json::parse(Slurp(entry.path())), &elsewhere);
   }
@@ -77,22 +82,23 @@ const std::map<std::string, std::set<std::string>>& OtherMeanings() {
       // report.json's "ratchet" part: its owner
       {"baseline/ratchet_report.cc",
        {"baseline", "baseline_sha256", "code", "contract_changed", "errors", "lane_reviewed",
-        "notes", "record", "require_lane"}},
+        "notes", "record", "require_lane", "rule_set"}},
       {"baseline/ratchet_report.h", {"ratchet"}},
       // run.json, the sharded run's own file: its owner (the inputs, the shards, the report it
       // collects, the exit code and the board of each attempt)
       {"shard/sharded_run.cc",
        {"baseline", "baseline_sha256", "require_lane", "record", "run", "runs", "inputs", "lane",
-        "exit_code", "device_uuid", "files"}},
+        "exit_code", "device_uuid", "files", "locked", "rules"}},
       {"shard/sharded_run.h", {"ratchet", "inputs"}},
-      {"shard/shards.cc", {"record", "run", "device_uuid"}},
+      {"shard/shards.cc", {"record", "run", "device_uuid", "locked"}},  // and a shard id's hash
       // (and the run's own MANIFEST.json, of the sharded run's schema, lists its "files")
       {"shard/run_summary.h", {"ratchet"}},  // a comment naming run.json's report's parts
       // records.json's owner: a claim's outcome and function, a reviewer's public key
-      {"baseline/baseline.cc", {"function", "outcome", "runs", "public_key"}},
+      {"baseline/baseline.cc", {"function", "outcome", "runs", "public_key", "scorer"}},
+      {"baseline/baseline.h", {"locked"}},  // a comment: the contract it keeps
       // the reference scorer's --json records, a format of their own
       {"audit/reference_record.cc",
-       {"function", "holdout", "record", "overhead_ms", "parent_ms", "torch"}},
+       {"function", "holdout", "record", "overhead_ms", "parent_ms", "torch", "source_sha256"}},
       {"audit/reference_record.h", {"function", "record"}},
       // field names in a finding's path, and words of the audit's lines ("3 runs", "135 calls")
       {"audit/evidence.cc", {"run", "runs", "call", "files"}},
@@ -105,18 +111,23 @@ const std::map<std::string, std::set<std::string>>& OtherMeanings() {
       {"cli/html_report.h", {"call", "run", "runs"}},
       // a command's name, its options, its --json output, a table's heading
       {"cli/commands.cc", {"run"}},
+      {"cli/audit_command.cc", {"rules"}},  // --rules, in each command that takes it
+      {"cli/report_command.cc", {"rules"}},
+      {"cli/score_args.cc", {"rules"}},
       {"cli/run_command.cc",
        {"baseline", "code", "errors", "lane", "lane_reviewed", "notes", "record", "run", "runs",
-        "exit_code"}},
+        "exit_code", "rules"}},
       {"cli/run_sharded.cc", {"ratchet", "run"}},
-      {"cli/import_command.cc", {"baseline", "record"}},
+      {"cli/import_command.cc", {"baseline", "record", "rules"}},
       {"cli/promote_command.cc", {"baseline", "record"}},
-      {"cli/score_command.cc", {"runs"}},
+      {"cli/score_command.cc", {"runs", "rules"}},
       {"cli/datasets_command.cc", {"labels"}},
       {"compare/render.cc", {"record"}},
-      {"compare/compare.h", {"lane"}},  // a comment naming a contract's part
+      {"compare/compare.h", {"lane", "locked"}},  // comments naming a contract's parts
+      // the rule sets compared as one part named "rules" (DiffContractPart)
+      {"baseline/ratchet.cc", {"rules"}},
       // the scorer's own requests and its status, which the tool starts and reads
-      {"cli/scorer_client.cc", {"record", "runs", "exit_code"}},
+      {"cli/scorer_client.cc", {"record", "runs", "exit_code", "rule_set"}},
   };
   return *meanings;
 }
