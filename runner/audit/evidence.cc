@@ -108,8 +108,8 @@ struct DirectoryFacts {
   EvidenceContext context;
 
   // report.json: its records (nullptr when it has none that can be read), its sandbox and the
-  // part `ratchet run` writes, read by its owner (nullopt when absent, or when malformed: the
-  // reader then broke the claim naming the field).
+  // part `ratchet run` writes, read by its owner with a reader of its own (nullopt when absent,
+  // or when malformed: the reader then broke the claim naming the field).
   const Json* records = nullptr;
   std::optional<std::string> sandbox;
   bool has_ratchet_part = false;
@@ -300,7 +300,10 @@ bool ReadReport(DirectoryFacts* facts, AuditResult* result) {
   }
   facts->sandbox = reader.String(report, "", "sandbox");
   facts->has_ratchet_part = report.contains(kRatchetReportKey);
-  if (facts->has_ratchet_part) facts->ratchet = ReadRatchetReport(report, reader);
+  if (facts->has_ratchet_part) {
+    FieldReader part_reader(kReportFile, result);  // its own: a finding elsewhere is not its
+    facts->ratchet = ReadRatchetReport(report, part_reader);
+  }
   return true;
 }
 
@@ -374,26 +377,30 @@ void CheckSomethingClaimed(const DirectoryFacts& facts, AuditResult* result) {
 
 // A complete run's exit code is what its report makes it: `ratchet run` exits 1 when its
 // comparison with the baseline found an error (the report's ratchet.errors), `ratchet score` and
-// the scorer alone when a record's last scoring did not qualify.
+// the scorer alone when a record's last scoring did not qualify. A ratchet part that cannot be
+// read (its reader broke the claim already) has no errors to trust: the run exits 1.
 void CheckExitCode(const DirectoryFacts& facts, AuditResult* result) {
   const EvidenceSummary& summary = facts.summary;
-  // A part that could not be read has broken the claim already; there is nothing to hold to.
-  const bool compared = facts.ratchet.has_value();
   if (summary.status != kStatusComplete || summary.exit_code < 0 ||
-      facts.record_count != static_cast<int>(facts.records->size()) ||
-      (facts.has_ratchet_part && !compared)) {
+      facts.record_count != static_cast<int>(facts.records->size())) {
     return;
   }
-  const bool clean = compared ? facts.ratchet->errors.empty() : facts.all_qualified;
+  std::string why;
+  bool clean = false;
+  if (!facts.has_ratchet_part) {
+    clean = facts.all_qualified;
+    why = clean ? "every record qualified" : "a record did not qualify";
+  } else if (!facts.ratchet) {
+    why = "report.json's ratchet part cannot be read";
+  } else {
+    clean = facts.ratchet->errors.empty();
+    why = std::string("report.json's ratchet.errors ") + (clean ? "is empty" : "lists errors");
+  }
   const int expected = clean ? kExitSuccess : kExitFinding;
   if (summary.exit_code != expected) {
     result->Breaks(std::string(kStatusFile) + ": exit_code",
-                   std::to_string(summary.exit_code) + ", but " +
-                       (compared ? "report.json's ratchet.errors " +
-                                       std::string(clean ? "is empty" : "lists errors")
-                                 : std::string(clean ? "every record qualified"
-                                                     : "a record did not qualify")) +
-                       ": the run exits " + std::to_string(expected));
+                   std::to_string(summary.exit_code) + ", but " + why + ": the run exits " +
+                       std::to_string(expected));
   }
 }
 

@@ -229,7 +229,8 @@ Result<RunInputs> ParseRunInputs(const Json& json, const std::string& what) {
   if (s.ok()) s = Get(json, "baseline_sha256", what, &in.baseline_sha256);
   if (s.ok()) s = CheckLowerHex64(in.baseline_sha256, what + ": baseline_sha256");
   if (s.ok()) s = Get(json, "records", what, &in.records);
-  if (s.ok() && json.contains("runs") && !json["runs"].is_null()) {
+  const auto runs_found = json.find("runs");  // null: no --runs; absent: refused by Get
+  if (s.ok() && (runs_found == json.end() || !runs_found->is_null())) {
     int64_t runs = 0;
     s = Get(json, "runs", what, &runs);
     in.runs = runs;

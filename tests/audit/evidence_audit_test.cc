@@ -371,6 +371,29 @@ TEST_F(EvidenceAuditTest, ARatchetPartThatCannotBeReadBreaksTheClaim) {
   EXPECT_EQ(result.verdict(), AuditVerdict::kDoesNotStand) << Findings(result);
   EXPECT_TRUE(HasFinding(result, "report.json: ratchet.errors", "expected an array"))
       << Findings(result);
+  EXPECT_TRUE(HasFinding(result, "status.json: exit_code",
+                         "0, but report.json's ratchet part cannot be read: the run exits 1"))
+      << Findings(result);
+}
+
+// A finding elsewhere in report.json does not make a well-formed ratchet part unread: its errors
+// still hold the exit code.
+TEST_F(EvidenceAuditTest, ARatchetPartIsReadBesideAMalformedSandbox) {
+  ASSERT_TRUE(EditJsonAndRemanifest(Evidence(), kReportFile, [](Json& report) {
+                RatchetReport part;
+                part.baseline = "records.json";
+                part.baseline_sha256 = std::string(64, 'a');
+                part.rule_set = {{"id", "mnist-a100/1.5.0"}};
+                part.errors = {{"outcome-changed", "ncm", "changed"}};
+                report["ratchet"] = RatchetReportJson(part);
+                report["sandbox"] = 7;
+              }).ok());
+  const AuditResult result = AuditOk(Evidence());
+  EXPECT_EQ(result.verdict(), AuditVerdict::kDoesNotStand) << Findings(result);
+  EXPECT_TRUE(HasFinding(result, "report.json: sandbox", "")) << Findings(result);
+  EXPECT_TRUE(HasFinding(result, "status.json: exit_code",
+                         "0, but report.json's ratchet.errors lists errors"))
+      << Findings(result);
 }
 
 TEST_F(EvidenceAuditTest, APartialSandboxIsNotOfficial) {

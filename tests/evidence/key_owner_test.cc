@@ -2,7 +2,10 @@
 // baseline, the commands, compare, the sharded run) go through the typed readers of evidence/ and
 // contract/, and spell no key that only one evidence file holds. The keys are taken from the
 // bundled evidence itself, so a new field is covered once a promoted run holds it; energy.json has
-// its own test (tests/energy/energy_file_test.cc).
+// its own test (tests/energy/energy_file_test.cc). What it cannot see: a key that another file
+// holds too (a report entry's "sha256" or "ranked_ms", which records.json keeps as well), a key
+// the bundled evidence does not hold (a record scored again, "rerun"; a sharded run's run.json),
+// and a file's own use of an allowed word for another document.
 #include <gtest/gtest.h>
 
 #include <cstdlib>

@@ -86,12 +86,19 @@ TEST(ShardedRunFile, TheRunsInputsAreReadWholeOrRefused) {
         << read.status().message();
     EXPECT_NE(read.status().message().find(key), std::string::npos) << read.status().message();
   }
+  for (const char* key : {"require_lane", "runs"}) {  // "runs" may be null (no --runs), not absent
+    Json run = ShardedRunJson(ARun());
+    run["inputs"].erase(key);
+    Result<ShardedRun> read = ParseShardedRun(run.dump(), "run.json");
+    ASSERT_FALSE(read.ok()) << key;
+    EXPECT_NE(read.status().message().find(std::string("no \"") + key + "\""), std::string::npos)
+        << read.status().message();
+  }
   Json run = ShardedRunJson(ARun());
-  run["inputs"].erase("require_lane");
+  run["inputs"]["runs"] = nullptr;
   Result<ShardedRun> read = ParseShardedRun(run.dump(), "run.json");
-  ASSERT_FALSE(read.ok());
-  EXPECT_NE(read.status().message().find("no \"require_lane\""), std::string::npos)
-      << read.status().message();
+  ASSERT_TRUE(read.ok()) << read.status().message();
+  EXPECT_EQ(read->inputs.runs, std::nullopt);
 }
 
 TEST(ShardedRunFile, AWholeNumberOutOfRangeIsRefusedNotCut) {
