@@ -146,7 +146,10 @@ void RemoveStaleGroups(const std::string& parent) {
     if (now - made > kStaleAfter) stale.push_back(folder);
   }
   closedir(dir);
-  for (const std::string& folder : stale) rmdir(folder.c_str());
+  for (const std::string& folder : stale) {
+    for (const char* below : {"/method", "/start"}) rmdir((folder + below).c_str());
+    rmdir(folder.c_str());
+  }
 }
 
 // "<pid>-<16 random hex>-<n>": unique across ratchets, also one that reuses a pid (a container's
@@ -255,7 +258,22 @@ Result<std::unique_ptr<ProcessGroup>> ProcessGroup::Create(const GroupLimits& li
     RATCHET_RETURN_IF_ERROR(
         WriteText(group->folders_[group->pids_folder_] + "/pids.max", processes));
   }
-  for (const std::string& folder : group->folders_) {
+  // The method's folder below the group (in the memory hierarchy), and in v2 the start's: a v2
+  // group whose controllers reach folders below it holds no process itself.
+  const std::string& memory_group = group->folders_[group->v2_ ? 0 : group->memory_folder_];
+  if (group->v2_) {
+    RATCHET_RETURN_IF_ERROR(WriteText(memory_group + "/cgroup.subtree_control", "+memory"));
+    group->start_folder_ = memory_group + "/start";
+    if (mkdir(group->start_folder_.c_str(), 0755) != 0) {
+      return Status::IOError("mkdir " + group->start_folder_, errno);
+    }
+  }
+  group->method_folder_ = memory_group + "/method";
+  if (mkdir(group->method_folder_.c_str(), 0755) != 0) {
+    return Status::IOError("mkdir " + group->method_folder_, errno);
+  }
+  for (const std::string& group_folder : group->folders_) {
+    const std::string& folder = group->v2_ ? group->start_folder_ : group_folder;
     const std::string procs = folder + "/cgroup.procs";
     int fd = open(procs.c_str(), O_WRONLY | O_CLOEXEC);
     if (fd < 0) return Status::IOError("open " + procs, errno);
@@ -269,7 +287,50 @@ ProcessGroup::~ProcessGroup() {
   if (v2_ && !folders_.empty() && PathExists(folders_[0] + "/cgroup.kill")) {
     (void)WriteText(folders_[0] + "/cgroup.kill", "1");
   }
+  for (const std::string* below : {&method_folder_, &start_folder_}) {
+    if (!below->empty()) RemoveGroupFolder(*below);
+  }
   for (const std::string& folder : folders_) RemoveGroupFolder(folder);
+}
+
+Status ProcessGroup::EnterMethod(pid_t pid) {
+  if (method_folder_.empty()) return Status::Internal("the group has no method folder");
+  RATCHET_RETURN_IF_ERROR(WriteText(method_folder_ + "/cgroup.procs", std::to_string(pid)));
+  method_entered_ = true;
+  return Status::Ok();
+}
+
+Result<uint64_t> ProcessGroup::DropPageCache() {
+  if (folders_.empty()) return uint64_t{0};
+  // Reclaim of a group takes its folders below too.
+  const std::string& folder = method_entered_ ? method_folder_ : folders_[v2_ ? 0 : memory_folder_];
+  // v2: asks for all of it, and the kernel says EAGAIN when some could not be reclaimed; v1: the
+  // kernel retries until nothing is charged or nothing more can be reclaimed (EBUSY).
+  // Before Linux 5.19 v2 has no memory.reclaim: lowering memory.high to nothing reclaims the same
+  // way, and no process is left for it to throttle.
+  std::string control = folder + (v2_ ? "/memory.reclaim" : "/memory.force_empty");
+  std::string amount = v2_ ? std::to_string(Number(folder + "/memory.current")) : "0";
+  if (v2_ && !PathExists(control)) {
+    control = folder + "/memory.high";
+    amount = "0";
+  }
+  if (amount != "0" || !v2_ || control.back() == 'h') {
+    int fd = open(control.c_str(), O_WRONLY | O_CLOEXEC);
+    if (fd < 0) return Status::IOError("open " + control, errno);
+    ssize_t wrote;
+    do {
+      wrote = write(fd, amount.data(), amount.size());
+    } while (wrote < 0 && errno == EINTR);
+    const int error = errno;
+    close(fd);
+    if (wrote < 0 && error != EAGAIN && error != EBUSY) {
+      return Status::IOError("write '" + amount + "' to " + control, error);
+    }
+  }
+  const std::string stat = folder + "/memory.stat";
+  const uint64_t file = Counter(stat, v2_ ? "file" : "cache");
+  const uint64_t shmem = Counter(stat, "shmem");
+  return file > shmem ? file - shmem : 0;
 }
 
 Result<GroupUsage> ProcessGroup::Usage() const {
@@ -294,11 +355,13 @@ Result<GroupUsage> ProcessGroup::Usage() const {
     usage.memory_peak_bytes = Number(memory + "/memory.max_usage_in_bytes");
     // A kill counts when the group reached its own limit (failcnt, or a peak within a mebibyte
     // of the limit: some kernels kill without counting a failure): `oom_kill` alone would also
-    // count a kill by the machine's OOM killer.
+    // count a kill by the machine's OOM killer. v1 counts a kill in the folder of the process
+    // killed: the method's folder below the group too.
     const uint64_t limit = Number(memory + "/memory.limit_in_bytes");
     if (Number(memory + "/memory.failcnt") > 0 ||
         (limit > 0 && usage.memory_peak_bytes + (uint64_t{1} << 20) >= limit)) {
-      usage.memory_kills = Counter(memory + "/memory.oom_control", "oom_kill");
+      usage.memory_kills = Counter(memory + "/memory.oom_control", "oom_kill") +
+                           Counter(method_folder_ + "/memory.oom_control", "oom_kill");
     }
     usage.process_refusals = Counter(folders_[pids_folder_] + "/pids.events", "max");
     if (cpu_folder_ >= 0) usage.cpu_ns = Number(folders_[cpu_folder_] + "/cpuacct.usage");

@@ -11,6 +11,8 @@
 #ifndef RATCHET_SANDBOX_CGROUP_H_
 #define RATCHET_SANDBOX_CGROUP_H_
 
+#include <sys/types.h>
+
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -55,9 +57,26 @@ class ProcessGroup {
 
   // The group's cgroup.procs in each hierarchy, open for writing (close-on-exec): a child joins by
   // writing "0" to each before it execs (Spawn's join-group step), so that everything it starts
-  // is counted from its first instruction on.
+  // is counted from its first instruction on. (cgroup v2: those of the group's `start` folder, as
+  // a group with folders below it holds no process itself.)
   const std::vector<int>& join_fds() const { return join_fds_; }
+  // Moves process `pid` (all its threads) into the group's `method` folder, below the group and
+  // under its limits: from then on what it reads into the page cache is charged there, apart from
+  // what its start read (a worker's start runs ratchet's code only). Called before a worker's
+  // method is loaded. Errors name the file.
+  Status EnterMethod(pid_t pid);
+  bool method_entered() const { return method_entered_; }
   Result<GroupUsage> Usage() const;
+  // Drops from memory what the kernel can reclaim of what the group's processes brought in since
+  // EnterMethod (of all of it, without EnterMethod): above all the pages of files they read that
+  // were not in the page cache before (cgroup v2 memory.reclaim, v1 memory.force_empty; a page is
+  // charged to the group that first read it). The page cache is the machine's: without this a
+  // page of a shared library that one call read stays resident, and a later call tells it from a
+  // page nobody read by the time a read takes (docs/sandbox.md, "The page cache"). Called once
+  // the group's processes are gone or exiting; what cannot be reclaimed (their anonymous memory
+  // while they exit) is left. Returns the bytes of file pages still charged there, or an error
+  // naming the file.
+  Result<uint64_t> DropPageCache();
   // The group's folders, for messages.
   const std::vector<std::string>& folders() const { return folders_; }
 
@@ -67,6 +86,10 @@ class ProcessGroup {
   // v2: one; v1: one per hierarchy (memory, pids, cpuacct where mounted; one for those mounted
   // together), and which of them holds each controller.
   std::vector<std::string> folders_;
+  // The memory folder below the group that a method's process is moved into (v2 and v1), and
+  // (v2) the one its processes join first; removed before the group.
+  std::string method_folder_, start_folder_;
+  bool method_entered_ = false;
   long memory_folder_ = 0, pids_folder_ = 0, cpu_folder_ = -1;
   std::vector<int> join_fds_;
 };

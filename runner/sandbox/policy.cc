@@ -255,7 +255,15 @@ Json SandboxPolicyJson() {
          "sandbox.compile_memory_bytes"},
         {"swap_max", 0},
         {"oom_group", true},
-        {"pids_max", "sandbox.processes"}}},
+        {"pids_max", "sandbox.processes"},
+        {"method_folder",
+         "a memory folder below the group (v2: beside `start`, which the process joins), into "
+         "which a worker is moved before its method is loaded"},
+        {"page_cache",
+         "what was read into the page cache in the method folder (in the whole group for a "
+         "compile or the source checker) is reclaimed once its processes are gone or exiting, "
+         "before a later method runs (v2 memory.reclaim, or memory.high 0 where there is none; "
+         "v1 memory.force_empty)"}}},
       {"mounts",
        {{"namespace", "own, recursively private"},
         {"view", ViewPolicyJson()},

@@ -56,6 +56,10 @@ class CallWorker {
   virtual std::optional<CallFailure> RunWindow(const WindowRequest& request, int64_t test_rows,
                                                WindowResult* result) = 0;
 
+  // Before its method is loaded: from here on what the worker reads into the page cache is the
+  // method's, dropped when the call ends (ProcessGroup::EnterMethod). A failure is the harness's.
+  virtual std::optional<CallFailure> EnterMethod() = 0;
+
   // Stops or continues the worker (`whole_uid`: every process of its uid, not only its group),
   // and waits until every thread of it is stopped.
   virtual Status Freeze(bool stop, bool whole_uid) = 0;

@@ -513,10 +513,12 @@ WindowRequest RunLoop::EmptyCall(const char* doing) {
   return request;
 }
 
-// The method file as `worker` loads it, from its own folder.
-Json RunLoop::LoadCommand(const CallWorker& worker) const {
+std::optional<CallFailure> RunLoop::Load(CallWorker& worker, Frame* reply) {
+  if (std::optional<CallFailure> failure = worker.EnterMethod()) return failure;
   const std::string entry = worker.folder() + "/" + SubmissionEntry(inputs_.submission);
-  return Json{{"cmd", "load"}, {"path", entry}, {"function", inputs_.submission.function}};
+  return worker.Request(
+      Json{{"cmd", "load"}, {"path", entry}, {"function", inputs_.submission.function}},
+      rules_.limits.import_s, "importing the method file", reply, /*spin=*/false);
 }
 
 Result<MemoryReading> RunLoop::ReadMemory() {

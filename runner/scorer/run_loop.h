@@ -101,7 +101,9 @@ class RunLoop {
                                             std::vector<Json>* phases, Json* noted, Json* steps_of,
                                             int64_t started_ns);
   WindowRequest EmptyCall(const char* doing);
-  Json LoadCommand(const CallWorker& worker) const;
+  // Loads the method file into `worker`, from its own folder, once the worker is in its method's
+  // group (CallWorker::EnterMethod).
+  std::optional<CallFailure> Load(CallWorker& worker, Frame* reply);
   Result<MemoryReading> ReadMemory();
   void StopPairing();
   void CallDone(CallRecord record);

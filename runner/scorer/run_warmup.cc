@@ -124,9 +124,7 @@ RunLoop::Flow RunLoop::LoadAndWarmUp(CallState& call) {
   const size_t index = call.index;
   CallWorker& worker = *call.worker;
   if (std::optional<CallFailure> failure = Freeze(false)) return Fail(call, *failure);
-  if (std::optional<CallFailure> failure =
-          worker.Request(LoadCommand(worker), rules_.limits.import_s, "importing the method file",
-                         &call.reply, /*spin=*/false)) {
+  if (std::optional<CallFailure> failure = Load(worker, &call.reply)) {
     return Fail(call, *failure);
   }
   call.Step("loaded");
@@ -175,9 +173,7 @@ void RunLoop::WhileWarming(CallState& call, JoinedWarmUp* joined,
   const size_t index = call.index;
   if (prepared_) {
     Frame loaded;
-    joined->failed =
-        prepared_->worker->Request(LoadCommand(*prepared_->worker), rules_.limits.import_s,
-                                   "importing the method file", &loaded, /*spin=*/false);
+    joined->failed = Load(*prepared_->worker, &loaded);
     const PlannedCall& its = outcome_.plan.calls[index + 1];
     if (!joined->failed) {
       prepared_->steps["loaded"] = MsSince(prepared_->call_started_ns);

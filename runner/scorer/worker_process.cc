@@ -389,6 +389,15 @@ Status WorkerProcess::AwaitFrozen(double timeout_s, bool whole_uid) {
   return AwaitStopped(pids, timeout_s);
 }
 
+std::optional<CallFailure> WorkerProcess::EnterMethod() {
+  if (!group_ || pid_ <= 0) return std::nullopt;
+  Status entered = group_->EnterMethod(pid_);
+  if (entered.ok()) return std::nullopt;
+  return CallFailure{kRuleCrash, "the worker could not be moved into its method's group: " +
+                                     entered.message(),
+                     /*harness=*/true};
+}
+
 Status WorkerProcess::Kill() {
   Status stopped;
   if (pid_ > 0 && !killed_) {
@@ -398,6 +407,14 @@ Status WorkerProcess::Kill() {
     // user's processes; its log pipe then closes.
     if (sandbox_uid_) stopped = StopSandboxProcesses(uid_);
     killed_ = true;
+    // Before a later call's method can run: what this call's method read into the page cache
+    // leaves it. (A worker whose method was never loaded read only what every worker reads.)
+    if (group_ && group_->method_entered()) {
+      Result<uint64_t> left = group_->DropPageCache();
+      if (stopped.ok() && !left.ok()) {
+        stopped = left.status().Annotate("dropping the pages the worker read");
+      }
+    }
   }
   return stopped;
 }

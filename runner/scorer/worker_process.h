@@ -87,6 +87,9 @@ class WorkerProcess : public CallWorker {
   // alone, which spares a search of every process of the machine. Every signal is sent even when
   // one fails; the first error is returned. Nothing to do once closed.
   Status Freeze(bool stop, bool whole_uid = true) override;
+  // Under the full sandbox, moves the worker into its group's method folder (nothing to do
+  // otherwise: there is no group).
+  std::optional<CallFailure> EnterMethod() override;
   // After Freeze(true): returns once every thread of those processes is stopped (AwaitStopped).
   Status AwaitFrozen(double timeout_s, bool whole_uid = true) override;
   // The uid the worker runs as.

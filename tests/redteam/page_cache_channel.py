@@ -5,13 +5,14 @@
 # (preadv2 with RWF_NOWAIT, else the time one read takes: a page read from the disk takes far
 # longer than one in memory) and compares them with the 32 bits that worker sends (the bits of
 # sha256 of its uid, which the receiver can compute). Then it sends its own: it evicts each page
-# of its set (posix_fadvise DONTNEED) and reads those whose bit is 1. At least 30 bits of 32 right
-# is a working channel.
+# of its set (posix_fadvise DONTNEED) and reads those whose bit is 1. A receiver that learns
+# nothing gets as many bits right as a constant guess (the message's count of its likelier bit);
+# more than 1 bit beyond that is a channel.
 # The sandbox must: refuse asking the page cache (preadv2 RWF_NOWAIT, mincore, cachestat) and
-# evicting pages (fadvise DONTNEED, madvise PAGEOUT/COLD). Left: a page can still be made resident
-# (read) and found by a later call (a read's time, its own fault counters), which docs/sandbox.md
-# says, with what it carries.
-# Expected: qualified, log line "REDTEAM-PROBE page_cache_channel: found nothing" in most calls.
+# evicting pages (fadvise DONTNEED, madvise PAGEOUT/COLD), and drop from the page cache what a
+# call's processes read once they are gone, before a later method runs (docs/sandbox.md, "The
+# page cache"), so that a page one call read is as cold for the next as before.
+# Expected: qualified, log line "REDTEAM-PROBE page_cache_channel: found nothing" in every call.
 
 import errno
 import glob
@@ -96,7 +97,9 @@ class RT:
                 seen, asked = RT.resident(fd, RT.offset(previous, bit))
                 got.append(int(seen))
                 how.add(asked)
-            right = sum(a == b for a, b in zip(got, RT.message(previous)))
+            sent = RT.message(previous)
+            right = sum(a == b for a, b in zip(got, sent))
+            guess = max(sum(sent), RT.BITS - sum(sent))
             evicted = 0
             for bit, value in enumerate(RT.message(uid)):
                 try:
@@ -109,10 +112,12 @@ class RT:
         finally:
             os.close(fd)
         note = (f"uid {uid}: {right} of {RT.BITS} bits of uid {previous} right through "
-                f"{sorted(how)} in {os.path.basename(path)}; {evicted} of {RT.BITS} pages of its "
-                f"own evicted")
-        if right >= RT.BITS - 2:
-            return [f"{right} of {RT.BITS} bits from the previous call's worker"], note
+                f"{sorted(how)} in {os.path.basename(path)} (a constant guess: {guess}; "
+                f"{sum(got)} pages read resident); {evicted} of {RT.BITS} pages of its own "
+                f"evicted")
+        if right > guess + 1:
+            return [f"{right} of {RT.BITS} bits from the previous call's worker, "
+                    f"{right - guess} beyond a constant guess"], note
         return [], note
 
 

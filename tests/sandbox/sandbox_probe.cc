@@ -426,6 +426,19 @@ Json Look(const std::string& tag) {
   return out;
 }
 
+// After `delay_ms`, reads the file at `path` to its end; prints how many bytes it read, or the
+// errno.
+Json ReadWhole(const std::string& path, long delay_ms) {
+  usleep(static_cast<useconds_t>(delay_ms) * 1000);
+  int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return Json{{"errno", errno}};
+  int64_t total = 0;
+  char chunk[65536];
+  for (ssize_t got; (got = read(fd, chunk, sizeof chunk)) > 0;) total += got;
+  close(fd);
+  return Json{{"read_bytes", total}};
+}
+
 // Allocates `mib` MiB and writes every page; prints what it held (unless the kernel killed it).
 Json Hog(long mib) {
   std::vector<char*> held;
@@ -489,7 +502,12 @@ int main(int argc, char** argv) {
   if (mode == "sleep") {
     Idle(nullptr);
   }
-  if (mode == "hog" && argc == 3) {
+  if (mode == "read" && (argc == 3 || argc == 4)) {
+    std::cout << ReadWhole(argv[2], argc == 4 ? std::atol(argv[3]) : 0).dump() << std::endl;
+    return 0;
+  }
+  if (mode == "hog" && (argc == 3 || argc == 4)) {  // hog MIB [DELAY_MS]
+    if (argc == 4) usleep(static_cast<useconds_t>(std::atol(argv[3])) * 1000);
     std::cout << Hog(std::atol(argv[2])).dump() << std::endl;
     return 0;
   }

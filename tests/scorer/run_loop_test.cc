@@ -34,7 +34,7 @@ struct World {
     int number = 0;  // from 1, in the order started
     uid_t uid = 0;
     bool frozen = false, killed = false, closed = false, timed = false;
-    bool hello_read = false, loaded = false;
+    bool hello_read = false, loaded = false, in_method = false;
   };
 
   std::mutex mu;
@@ -105,6 +105,12 @@ class FakeWorker : public CallWorker {
     return std::nullopt;
   }
   bool ReplyWaiting(double) const override { return true; }
+  std::optional<CallFailure> EnterMethod() override {
+    std::lock_guard<std::mutex> lock(world_->mu);
+    Log("method-group " + Name());
+    state_->in_method = true;
+    return std::nullopt;
+  }
 
   std::optional<CallFailure> RunWindow(const WindowRequest& request, int64_t test_rows,
                                        WindowResult* result) override {
@@ -177,6 +183,9 @@ class FakeWorker : public CallWorker {
   }
   // A method is loaded only once the workers of every finished call are killed.
   void CheckAtLoad() {
+    if (!state_->in_method) {
+      world_->Violate("worker " + Name() + " loaded its method outside its method's group");
+    }
     for (const auto& other : world_->workers) {
       if (other.get() != state_ && other->timed && !other->killed) {
         world_->Violate("worker " + Name() + " loaded its method while the worker of a finished " +
