@@ -16,6 +16,8 @@
 #include <cerrno>
 #include <cstring>
 
+#include "sandbox/descriptor_message.h"
+
 // Between fork and execve only async-signal-safe calls: no allocation, no locks, no exceptions.
 // Each step returns kOk, or which syscall failed on what, with its errno.
 
@@ -424,23 +426,9 @@ Failed InstallFilter(const ChildPlan& plan) {
   int listener = static_cast<int>(syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER,
                                           SECCOMP_FILTER_FLAG_NEW_LISTENER, plan.filter));
   if (listener < 0) return Fail(ChildOp::kSeccomp);
-  alignas(cmsghdr) char control[CMSG_SPACE(sizeof(int))] = {};
-  char byte = 'L';
-  iovec payload = {&byte, 1};
-  msghdr message = {};
-  message.msg_iov = &payload;
-  message.msg_iovlen = 1;
-  message.msg_control = control;
-  message.msg_controllen = sizeof control;
-  cmsghdr* rights = CMSG_FIRSTHDR(&message);
-  rights->cmsg_level = SOL_SOCKET;
-  rights->cmsg_type = SCM_RIGHTS;
-  rights->cmsg_len = CMSG_LEN(sizeof(int));
-  std::memcpy(CMSG_DATA(rights), &listener, sizeof listener);
-  ssize_t sent;
-  while ((sent = sendmsg(plan.listener_socket, &message, MSG_NOSIGNAL)) < 0 && errno == EINTR) {
-  }
-  Failed failed = sent == 1 ? kOk : Fail(ChildOp::kSendListener);
+  DescriptorMessage message;
+  const bool sent = message.Send(plan.listener_socket, listener);
+  Failed failed = sent ? kOk : Fail(ChildOp::kSendListener);
   close(listener);
   close(plan.listener_socket);
   return failed;

@@ -19,6 +19,7 @@
 
 #include "sandbox/answer.h"
 #include "sandbox/contain.h"
+#include "sandbox/descriptor_message.h"
 #include "sandbox/reap.h"
 #include "sandbox/seccomp_filter.h"
 #include "sandbox/view.h"
@@ -233,26 +234,8 @@ std::string DescribeFailure(const ChildError& error, const SpawnSpec& spec,
 
 // The listener descriptor the child sent with SCM_RIGHTS, or -1.
 int ReceiveListener(int socket) {
-  alignas(cmsghdr) char control[CMSG_SPACE(sizeof(int))] = {};
-  char byte = 0;
-  iovec payload = {&byte, 1};
-  msghdr message = {};
-  message.msg_iov = &payload;
-  message.msg_iovlen = 1;
-  message.msg_control = control;
-  message.msg_controllen = sizeof control;
-  ssize_t got;
-  while ((got = recvmsg(socket, &message, MSG_DONTWAIT | MSG_CMSG_CLOEXEC)) < 0 &&
-         errno == EINTR) {
-  }
-  cmsghdr* rights = got == 1 ? CMSG_FIRSTHDR(&message) : nullptr;
-  if (rights == nullptr || rights->cmsg_level != SOL_SOCKET || rights->cmsg_type != SCM_RIGHTS ||
-      rights->cmsg_len != CMSG_LEN(sizeof(int))) {
-    return -1;
-  }
-  int listener = -1;
-  std::memcpy(&listener, CMSG_DATA(rights), sizeof listener);
-  return listener;
+  DescriptorMessage message;
+  return message.Receive(socket);
 }
 
 // Reads the child's report: 0 bytes when execve closed the pipe (success).
