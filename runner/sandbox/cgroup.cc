@@ -24,6 +24,10 @@ namespace {
 constexpr char kGroupsFolder[] = "ratchet";
 constexpr int kRemoveAttempts = 100;  // 10 ms apart
 constexpr auto kRemovePause = std::chrono::milliseconds(10);
+// How long DropPageCache tries again while pages are left (still mapped by a process that is
+// exiting), and how long it waits between tries.
+constexpr auto kDropFor = std::chrono::seconds(1);
+constexpr auto kDropPause = std::chrono::milliseconds(5);
 
 struct Hierarchies {
   std::string v2;  // the unified hierarchy, when it has memory and pids
@@ -304,17 +308,26 @@ Result<uint64_t> ProcessGroup::DropPageCache() {
   if (folders_.empty()) return uint64_t{0};
   // Reclaim of a group takes its folders below too.
   const std::string& folder = method_entered_ ? method_folder_ : folders_[v2_ ? 0 : memory_folder_];
-  // v2: asks for all of it, and the kernel says EAGAIN when some could not be reclaimed; v1: the
-  // kernel retries until nothing is charged or nothing more can be reclaimed (EBUSY).
-  // Before Linux 5.19 v2 has no memory.reclaim: lowering memory.high to nothing reclaims the same
-  // way, and no process is left for it to throttle.
+  const std::string stat = folder + "/memory.stat";
+  // The bytes of file pages charged there (tmpfs pages are memory, not cache, and stay).
+  auto file_bytes = [&] {
+    const uint64_t file = Counter(stat, v2_ ? "file" : "cache");
+    const uint64_t shmem = Counter(stat, "shmem");
+    return file > shmem ? file - shmem : 0;
+  };
+  // v2: asks for the file pages (anonymous memory cannot go: no swap), and the kernel says EAGAIN
+  // when some could not be reclaimed; before Linux 5.19 there is no memory.reclaim, and lowering
+  // memory.high to nothing reclaims the same way. v1: the kernel retries until nothing is charged
+  // or nothing more can be reclaimed (EBUSY). A page still mapped by a process that is exiting
+  // may be passed over: retried until none is left or kDropFor has passed.
   std::string control = folder + (v2_ ? "/memory.reclaim" : "/memory.force_empty");
-  std::string amount = v2_ ? std::to_string(Number(folder + "/memory.current")) : "0";
-  if (v2_ && !PathExists(control)) {
-    control = folder + "/memory.high";
-    amount = "0";
-  }
-  if (amount != "0" || !v2_ || control.back() == 'h') {
+  const bool high = v2_ && !PathExists(control);
+  if (high) control = folder + "/memory.high";
+  const auto until = std::chrono::steady_clock::now() + kDropFor;
+  for (;;) {
+    const uint64_t left = file_bytes();
+    if (left == 0 || std::chrono::steady_clock::now() > until) return left;
+    const std::string amount = v2_ && !high ? std::to_string(left) : "0";
     int fd = open(control.c_str(), O_WRONLY | O_CLOEXEC);
     if (fd < 0) return Status::IOError("open " + control, errno);
     ssize_t wrote;
@@ -326,11 +339,8 @@ Result<uint64_t> ProcessGroup::DropPageCache() {
     if (wrote < 0 && error != EAGAIN && error != EBUSY) {
       return Status::IOError("write '" + amount + "' to " + control, error);
     }
+    if (file_bytes() > 0) std::this_thread::sleep_for(kDropPause);
   }
-  const std::string stat = folder + "/memory.stat";
-  const uint64_t file = Counter(stat, v2_ ? "file" : "cache");
-  const uint64_t shmem = Counter(stat, "shmem");
-  return file > shmem ? file - shmem : 0;
 }
 
 Result<GroupUsage> ProcessGroup::Usage() const {

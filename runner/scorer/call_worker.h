@@ -64,8 +64,12 @@ class CallWorker {
   // and waits until every thread of it is stopped.
   virtual Status Freeze(bool stop, bool whole_uid) = 0;
   virtual Status AwaitFrozen(double timeout_s, bool whole_uid) = 0;
-  // Kills it (returning once nothing of it can run again); Close() then waits for it.
+  // Kills it (returning once nothing of it can run again, and what its method read into the page
+  // cache dropped); Close() then waits for it.
   virtual Status Kill() = 0;
+  // After Kill(): the bytes of file pages its method read that could not be dropped (0: none),
+  // or nothing where nothing was dropped (no group, or no method loaded).
+  virtual std::optional<uint64_t> page_cache_left_bytes() const = 0;
   virtual void Close() = 0;
 
   // The kept tail of its output, how much it printed in all, and its exit once closed.

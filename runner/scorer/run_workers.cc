@@ -78,6 +78,9 @@ Status FinishedCalls::Release() {
     Status stopped = done->worker->Kill();
     if (first.ok() && !stopped.ok()) first = stopped;
     done->killed = true;
+    if (std::optional<uint64_t> left = done->worker->page_cache_left_bytes()) {
+      done->record.phases["group"]["page_cache_left_bytes"] = *left;
+    }
     done->record.phases["steps"]["killed"] = (MonotonicNs() - done->call_started_ns) / 1e6;
     done->reaper = std::thread([done, &starter = starter_] {
       done->worker->Close();

@@ -411,6 +411,7 @@ Status WorkerProcess::Kill() {
     // leaves it. (A worker whose method was never loaded read only what every worker reads.)
     if (group_ && group_->method_entered()) {
       Result<uint64_t> left = group_->DropPageCache();
+      if (left.ok()) page_cache_left_ = *left;
       if (stopped.ok() && !left.ok()) {
         stopped = left.status().Annotate("dropping the pages the worker read");
       }

@@ -104,6 +104,7 @@ class WorkerProcess : public CallWorker {
   // for the worker's own process. The error, if any, is StopSandboxProcesses' (a process of the
   // uid that did not begin to exit); a second call does nothing and returns Ok.
   Status Kill() override;
+  std::optional<uint64_t> page_cache_left_bytes() const override { return page_cache_left_; }
   // Kills the worker (unless Kill() did), waits for it, and keeps its log; idempotent. After
   // Kill(), Close() only waits: another worker of the sandbox user may be running by then.
   void Close() override;
@@ -140,6 +141,7 @@ class WorkerProcess : public CallWorker {
   std::unique_ptr<WorkerChannel> channel_;
   std::unique_ptr<LogReader> log_;
   std::unique_ptr<ProcessGroup> group_;  // the full sandbox's, removed after the worker
+  std::optional<uint64_t> page_cache_left_;  // what Kill() could not drop
   RuleSet::Sandbox limits_;
   pid_t pid_ = -1;
   bool sandbox_uid_ = false;  // the full sandbox: the worker has a uid of its own (uid_)

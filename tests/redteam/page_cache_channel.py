@@ -5,7 +5,8 @@
 # (preadv2 with RWF_NOWAIT, else the time one read takes: a page read from the disk takes far
 # longer than one in memory) and compares them with the 32 bits that worker sends (the bits of
 # sha256 of its uid, which the receiver can compute). Then it sends its own: it evicts each page
-# of its set (posix_fadvise DONTNEED) and reads those whose bit is 1. A receiver that learns
+# of its set (posix_fadvise DONTNEED) and reads those whose bit is 1, then maps the file and
+# touches the same pages, keeping the mapping until its worker is killed. A receiver that learns
 # nothing gets as many bits right as a constant guess (the message's count of its likelier bit);
 # more than 1 bit beyond that is a channel.
 # The sandbox must: refuse asking the page cache (preadv2 RWF_NOWAIT, mincore, cachestat) and
@@ -17,6 +18,7 @@
 import errno
 import glob
 import hashlib
+import mmap
 import os
 import sys
 import time
@@ -51,6 +53,7 @@ class RT:
         return ((means * means).sum(1)[None, :] - 2.0 * test_x @ means.T).argmin(1)
 
     BITS, STRIDE, PAGE = 32, 256 << 10, 4096
+    held = None  # the sender's mapping, alive until the worker is killed
 
     @staticmethod
     def carrier():
@@ -109,6 +112,12 @@ class RT:
                     pass
                 if value:
                     os.pread(fd, 1, RT.offset(uid, bit))
+            # The same pages mapped and touched, the mapping kept until the worker is killed: a
+            # page mapped by a process that is exiting is the hardest for the parent to drop.
+            RT.held = mmap.mmap(fd, 0, prot=mmap.PROT_READ)
+            for bit, value in enumerate(RT.message(uid)):
+                if value:
+                    RT.held[RT.offset(uid, bit)]
         finally:
             os.close(fd)
         note = (f"uid {uid}: {right} of {RT.BITS} bits of uid {previous} right through "

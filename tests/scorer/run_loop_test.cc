@@ -105,6 +105,7 @@ class FakeWorker : public CallWorker {
     return std::nullopt;
   }
   bool ReplyWaiting(double) const override { return true; }
+  std::optional<uint64_t> page_cache_left_bytes() const override { return std::nullopt; }
   std::optional<CallFailure> EnterMethod() override {
     std::lock_guard<std::mutex> lock(world_->mu);
     Log("method-group " + Name());
