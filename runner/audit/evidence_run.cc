@@ -130,8 +130,12 @@ void ReadCallsFile(RunFacts* run, AuditResult* result) {
 // Nothing in the run's folder but calls.json, judge.json, energy.json, the submission, and each
 // call's labels and log.
 void CheckNothingElseInRunFolder(const RunFacts& run, AuditResult* result) {
-  std::set<std::string> expected = {run.calls_file, run.judge_file,
-                                    RunFile(run.folder, kEnergyFile), run.submission_file};
+  std::set<std::string> expected = {run.calls_file,
+                                    run.judge_file,
+                                    RunFile(run.folder, kEnergyFile),
+                                    run.submission_file,
+                                    RunFile(run.folder, kCompileFile),
+                                    CompileLogPath(run.folder)};
   if (run.calls) {
     for (size_t i = 0; i < run.calls->size(); ++i) {
       expected.insert(LabelsPath(run.folder, static_cast<int>(i + 1)));
@@ -147,7 +151,8 @@ void CheckNothingElseInRunFolder(const RunFacts& run, AuditResult* result) {
     if (path.rfind(run.submission_folder, 0) == 0) continue;  // CheckSubmission's
     result->Breaks(path,
                    "not part of a run's evidence (calls.json, judge.json, energy.json, "
-                   "submission/, labels/ and logs/ of its calls)");
+                   "compile.json, submission/, labels/ and logs/ of its calls and of its "
+                   "compile step)");
   }
 }
 
@@ -279,6 +284,7 @@ Result<RunOutcomeFacts> AuditRun(EvidenceContext& context, const RecordFacts& re
   CheckVerdict(facts, result);
   RATCHET_RETURN_IF_ERROR(CheckPlan(facts, result));
   RATCHET_RETURN_IF_ERROR(CheckLogsAndLabels(facts, result));
+  CheckCompileStep(facts, result);
   CheckNothingElseInRunFolder(facts, result);
   CheckEnergyColumn(facts, result);
   return facts.outcome;

@@ -56,6 +56,11 @@ Status CheckPlan(const RunFacts& run, AuditResult* result);
 // the dataset is here, `correct` re-counted against the draw regenerated from the seed.
 Status CheckLogsAndLabels(const RunFacts& run, AuditResult* result);
 
+// run_compile.cc: the compile step (compile.json), when the run had one: its warm-up drew the
+// run's warm-up dataset at the step's own index, its listing's sha256 is re-derived, and every
+// call's worker names those caches (phases.caches_sha256); without the step, no call names any.
+void CheckCompileStep(const RunFacts& run, AuditResult* result);
+
 }  // namespace ratchet
 
 #endif  // RATCHET_AUDIT_RUN_CHECKS_H_

@@ -2,6 +2,7 @@
 
 #include <cstdint>
 
+#include "core/sha256.h"
 #include "evidence/layout.h"
 
 namespace ratchet {
@@ -18,6 +19,93 @@ std::string LabelsPath(const std::string& folder, int call) {
 
 std::string LogPath(const std::string& folder, int call) {
   return folder + "/" + kLogsFolder + "/" + CallNumber(call) + ".log";
+}
+
+std::string CompileLogPath(const std::string& folder) {
+  return folder + "/" + kLogsFolder + "/" + kCompileLog;
+}
+
+std::string CachesSha256(const std::vector<CacheFileEntry>& files) {
+  std::string listing;
+  for (const CacheFileEntry& file : files) listing += file.sha256 + "  " + file.path + "\n";
+  return Sha256Hex(listing);
+}
+
+std::string CallCachesSha256(const CallEntry& call) {
+  const Json said = call.phases.is_object() ? call.phases.value("caches_sha256", Json()) : Json();
+  return said.is_string() ? said.get<std::string>() : "";
+}
+
+std::string CallCachesField(size_t index) {
+  return JoinPath(JoinPath(JoinPath("calls", index), "phases"), "caches_sha256");
+}
+
+std::string CompileFileField(size_t index) { return JoinPath("files", index); }
+
+Json CompileJson(const CompileEntry& compile) {
+  Json files = Json::array();
+  for (const CacheFileEntry& file : compile.files) {
+    files.push_back({{"path", file.path}, {"bytes", file.bytes}, {"sha256", file.sha256}});
+  }
+  return Json{{"warmup_dataset", compile.warmup_dataset},
+              {"warmup_draw_index", compile.warmup_draw_index},
+              {"failure", compile.failure ? Json(*compile.failure) : Json()},
+              {"worker_exit", compile.worker_exit},
+              {"log_bytes", compile.log_bytes},
+              {"load_ms", compile.load_ms},
+              {"warmup_ms", compile.warmup_ms},
+              {"whole_ms", compile.whole_ms},
+              {"files", files},
+              {"skipped", compile.skipped},
+              {"caches_sha256", compile.caches_sha256}};
+}
+
+std::optional<CompileEntry> ReadCompile(const Json& compile, FieldReader& reader) {
+  CompileEntry entry;
+  std::optional<std::string> dataset = reader.String(compile, "", "warmup_dataset");
+  std::optional<int64_t> draw = reader.Integer(compile, "", "warmup_draw_index");
+  std::optional<std::optional<std::string>> failure =
+      reader.NullableString(compile, "", "failure");
+  std::optional<std::string> exit = reader.String(compile, "", "worker_exit");
+  std::optional<int64_t> log_bytes = reader.Integer(compile, "", "log_bytes");
+  std::optional<double> load_ms = reader.Number(compile, "", "load_ms");
+  std::optional<double> warmup_ms = reader.Number(compile, "", "warmup_ms");
+  std::optional<double> whole_ms = reader.Number(compile, "", "whole_ms");
+  const Json* files = reader.Array(compile, "", "files");
+  const Json* skipped = reader.Array(compile, "", "skipped");
+  std::optional<std::string> sha256 = reader.String(compile, "", "caches_sha256");
+  if (files) {
+    for (size_t i = 0; i < files->size(); ++i) {
+      const Json& file = (*files)[i];
+      const std::string at = JoinPath("files", i);
+      if (!reader.IsObject(file, at)) continue;
+      std::optional<std::string> path = reader.String(file, at, "path");
+      std::optional<int64_t> bytes = reader.Integer(file, at, "bytes");
+      std::optional<std::string> file_sha256 = reader.String(file, at, "sha256");
+      if (path && bytes && file_sha256) entry.files.push_back({*path, *bytes, *file_sha256});
+    }
+  }
+  if (skipped) {
+    for (size_t i = 0; i < skipped->size(); ++i) {
+      if (!(*skipped)[i].is_string()) {
+        reader.result()->Breaks(reader.Where(JoinPath("skipped", i)),
+                                "expected a string, found " + JsonTypeName((*skipped)[i]));
+        continue;
+      }
+      entry.skipped.push_back((*skipped)[i].get<std::string>());
+    }
+  }
+  if (reader.failed()) return std::nullopt;
+  entry.warmup_dataset = *dataset;
+  entry.warmup_draw_index = *draw;
+  entry.failure = *failure;
+  entry.worker_exit = *exit;
+  entry.log_bytes = *log_bytes;
+  entry.load_ms = *load_ms;
+  entry.warmup_ms = *warmup_ms;
+  entry.whole_ms = *whole_ms;
+  entry.caches_sha256 = *sha256;
+  return entry;
 }
 
 Json HelloMember(const Json& hello, const char* key) {

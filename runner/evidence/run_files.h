@@ -18,6 +18,9 @@ namespace ratchet {
 inline constexpr char kCallsFile[] = "calls.json";
 inline constexpr char kJudgeFile[] = "judge.json";
 inline constexpr char kEnergyFile[] = "energy.json";
+// The run's compile step (docs/scoring.md, "The compile step"), when it ran, and its worker's log.
+inline constexpr char kCompileFile[] = "compile.json";
+inline constexpr char kCompileLog[] = "compile.log";  // in logs/
 // The submission's bytes as scored, under its own base name.
 inline constexpr char kSubmissionFolder[] = "submission";
 // Each call's labels (one byte a test row) and the kept tail of its worker's output.
@@ -31,6 +34,9 @@ std::string SubmissionPath(const std::string& folder, const std::string& base_na
 // "<folder>/labels/<nn>.u8" and "<folder>/logs/<nn>.log" of call `call` (from 1).
 std::string LabelsPath(const std::string& folder, int call);
 std::string LogPath(const std::string& folder, int call);
+
+// "<folder>/logs/compile.log".
+std::string CompileLogPath(const std::string& folder);
 
 // One element of calls.json: a call that completed, or the one that failed (the last).
 struct CallEntry {
@@ -71,6 +77,42 @@ Json CallsJson(const std::vector<CallEntry>& calls);
 // call cannot be read, is numbered out of order, or has a negative index or size. `worker` and
 // `phases` are diagnostics and taken as they are.
 std::optional<std::vector<CallEntry>> ReadCalls(const Json& list, FieldReader& reader);
+
+// A file of the caches the compile step left: its path below the worker's cache folder, size
+// and sha256.
+struct CacheFileEntry {
+  std::string path;
+  int64_t bytes = 0;
+  std::string sha256;
+};
+// The sha256 of a listing of caches, sorted by path: of the lines "<sha256>  <path>\n", as
+// `sha256sum` prints them from inside the cache folder. Each call's worker that was given the
+// caches names this in its calls.json phases (`caches_sha256`).
+std::string CachesSha256(const std::vector<CacheFileEntry>& files);
+
+// What a call's phases say of the caches its worker was given: their sha256 (CachesSha256), or
+// "" for none; and that field's path in calls.json ("calls[3].phases.caches_sha256").
+std::string CallCachesSha256(const CallEntry& call);
+std::string CallCachesField(size_t index);
+// The path of compile.json's files[index] ("files[2]").
+std::string CompileFileField(size_t index);
+
+// compile.json: what the compile step did. `failure` says why it left no caches (the run then
+// went on without them); `files` is what each later worker was given.
+struct CompileEntry {
+  std::string warmup_dataset;
+  int64_t warmup_draw_index = 0;
+  std::optional<std::string> failure;
+  std::string worker_exit;
+  int64_t log_bytes = 0;
+  double load_ms = 0, warmup_ms = 0, whole_ms = 0;
+  std::vector<CacheFileEntry> files;  // sorted by path
+  std::vector<std::string> skipped;   // what was not taken (a link, a device, a name), and why
+  std::string caches_sha256;          // CachesSha256(files); "" when there are none
+};
+Json CompileJson(const CompileEntry& compile);
+// compile.json read strictly through `reader`; nullopt when a field cannot be read.
+std::optional<CompileEntry> ReadCompile(const Json& compile, FieldReader& reader);
 
 struct ProblemEntry {
   std::string rule;

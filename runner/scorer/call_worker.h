@@ -70,6 +70,8 @@ class CallWorker {
   // After Kill(): the bytes of file pages its method read that could not be dropped (0: none),
   // or nothing where nothing was dropped (no group, or no method loaded).
   virtual std::optional<uint64_t> page_cache_left_bytes() const = 0;
+  // The sha256 of the compile step's caches it was given a copy of (CachesSha256), or "".
+  virtual const std::string& caches_sha256() const = 0;
   virtual void Close() = 0;
 
   // The kept tail of its output, how much it printed in all, and its exit once closed.

@@ -17,6 +17,9 @@ namespace ratchet {
 // Warm-up draws are numbered from here (plus the call's position), so that they never share a
 // draw index with a timed draw of the same dataset when one foreign dataset serves both roles.
 inline constexpr uint64_t kWarmupDrawBase = 1000;
+// The compile step's warm-up draw (docs/scoring.md, "The compile step"): an index of the warm-up
+// dataset that no call's warm-up (kWarmupDrawBase + its position) or timed draw (from 0) uses.
+inline constexpr uint64_t kCompileDrawIndex = kWarmupDrawBase - 1;
 
 struct PlannedCall {
   std::string dataset;      // the timed call's dataset

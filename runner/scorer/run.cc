@@ -77,6 +77,15 @@ Result<Pairing> PairingFromEnvironment() {
                        "\": leave it unset, or set it to never or always");
 }
 
+Result<CompileStepWhen> CompileStepFromEnvironment() {
+  const char* value = std::getenv("RATCHET_COMPILE_STEP");
+  if (value == nullptr || *value == '\0') return CompileStepWhen::kOnGpu;
+  if (std::string(value) == "never") return CompileStepWhen::kNever;
+  if (std::string(value) == "always") return CompileStepWhen::kAlways;
+  return Status::Usage(std::string("RATCHET_COMPILE_STEP is \"") + value +
+                       "\": leave it unset, or set it to never or always");
+}
+
 Result<RunOutcome> ScoreRun(const RunInputs& inputs) {
   const RuleSet& rules = *inputs.rules;
   std::vector<std::string> foreign_present;

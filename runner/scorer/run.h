@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "core/status.h"
+#include "evidence/run_files.h"
 #include "data/keyed_stream.h"
 #include "data/locate.h"
 #include "rules/judge.h"
@@ -38,6 +39,15 @@ enum class Pairing { kOnGpu, kNever, kAlways };
 // The pairing $RATCHET_PAIR_WARMUPS asks for: unset or empty, the default; "never"; "always".
 // Another value is an error that names the variable.
 Result<Pairing> PairingFromEnvironment();
+
+// When a run begins with the compile step (docs/scoring.md, "The compile step"): for a Python
+// submission on a board the contract found to be a GPU (the default); never; or for every
+// submission.
+enum class CompileStepWhen { kOnGpu, kNever, kAlways };
+
+// What $RATCHET_COMPILE_STEP asks for: unset or empty, the default; "never"; "always". Another
+// value is an error that names the variable.
+Result<CompileStepWhen> CompileStepFromEnvironment();
 
 struct CallRecord;
 
@@ -71,6 +81,7 @@ struct RunInputs {
   // Told what happens as the run goes (may be null).
   RunObserver* observer = nullptr;
   Pairing pairing = Pairing::kOnGpu;
+  CompileStepWhen compile_step = CompileStepWhen::kOnGpu;
   // The contract's board is a GPU (found through NVML before any worker starts).
   bool board_is_gpu = false;
 };
@@ -102,6 +113,9 @@ struct RunOutcome {
   std::optional<CallFailure> harness_failure;
   std::optional<Judgement> judgement;  // when every call completed
   bool interrupted = false;
+  // The compile step, when the run began with one, and the tail of its worker's output.
+  std::optional<CompileEntry> compile;
+  std::string compile_log;
 
   bool qualified() const {
     return !failure && !harness_failure && judgement && judgement->problems.empty();

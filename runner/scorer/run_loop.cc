@@ -71,6 +71,7 @@ RunLoop::RunLoop(const RunInputs& inputs, const RunPlan& plan, WorkerStarter& st
 }
 
 Result<RunOutcome> RunLoop::Run() {
+  CompileStep();
   for (size_t index = 0; index < count_; ++index) {
     if (inputs_.interrupted && inputs_.interrupted->load()) {
       EndRun();
@@ -356,6 +357,7 @@ RunLoop::Flow RunLoop::TimedCall(CallState& call) {
            {"write_threads", copy_threads_ ? copy_threads_->threads() : 1},
            {"write_stores", StoresName(copy_threads_ ? copy_threads_->stores() : Stores::kCached)},
            {"group", worker.GroupUsageJson()}};
+  if (!worker.caches_sha256().empty()) record.phases["caches_sha256"] = worker.caches_sha256();
   if (call.paired_with) record.phases["paired_with"] = call.paired_with;
   if (!call.previous.empty()) record.phases["previous"] = call.previous;
   if (!call.restarted_because.empty()) record.phases["restarted_because"] = call.restarted_because;
@@ -403,6 +405,7 @@ RunLoop::Flow RunLoop::Fail(CallState& call, CallFailure failure) {
   // with its own device context and memory).
   record.phases["steps"] = call.steps;
   record.phases["alive_ahead"] = ahead_.Live() + (prepared_ ? 1 : 0);
+  if (!worker.caches_sha256().empty()) record.phases["caches_sha256"] = worker.caches_sha256();
   if (copy_threads_) {
     record.phases["write_threads"] = copy_threads_->threads();
     record.phases["write_stores"] = StoresName(copy_threads_->stores());

@@ -64,6 +64,12 @@ class RunLoop {
   // how), or the same call again (its pair failed).
   enum class Flow { kGoOn, kEnded, kAgain };
 
+  // Before the first call, when the run has one: the compile step (run_compile.cc), whose
+  // caches every later worker is given a copy of. It fails no call: without its caches each
+  // call's warm-up compiles what it needs, as it would without the step.
+  bool WantsCompileStep() const;
+  void CompileStep();
+
   Flow ScoreCall(size_t index);
   // This call's worker: the one a pair prepared, or one started ahead, its hello read (started
   // again, once, when the one started ahead failed).

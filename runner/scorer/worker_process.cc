@@ -146,7 +146,8 @@ bool FileReached(const std::string& folder, uint64_t bytes) {
 
 Result<std::string> MakeWorkerFolder(const std::vector<std::string>& copies,
                                      const std::vector<FolderFile>& files, uid_t uid,
-                                     uint64_t folder_bytes) {
+                                     uint64_t folder_bytes,
+                                     const std::vector<FolderFile>* caches) {
   std::string pattern = std::string(kWorkerFolderPrefix) + "XXXXXX";
   if (mkdtemp(pattern.data()) == nullptr) {
     return Status::IOError("mkdtemp " + std::string(kWorkerFolderPrefix) + "*", errno);
@@ -177,7 +178,13 @@ Result<std::string> MakeWorkerFolder(const std::vector<std::string>& copies,
       RATCHET_RETURN_IF_ERROR(
           WriteFileAtomic(folder + "/" + BaseName(source), *bytes, executable ? 0700 : 0600));
     }
-    for (const FolderFile& file : files) {
+    std::vector<const FolderFile*> given;
+    for (const FolderFile& file : files) given.push_back(&file);
+    if (caches) {
+      for (const FolderFile& file : *caches) given.push_back(&file);
+    }
+    for (const FolderFile* each : given) {
+      const FolderFile& file = *each;
       const std::string path = folder + "/" + file.name;
       for (size_t slash = file.name.find('/'); slash != std::string::npos;
            slash = file.name.find('/', slash + 1)) {
@@ -215,10 +222,12 @@ Result<std::unique_ptr<WorkerProcess>> WorkerProcess::Start(const WorkerLaunch& 
   worker->uid_ = uid;
   worker->limits_ = launch.limits;
 
-  Result<std::string> folder = MakeWorkerFolder(launch.copies, launch.files, uid,
-                                                static_cast<uint64_t>(launch.limits.folder_bytes));
+  Result<std::string> folder =
+      MakeWorkerFolder(launch.copies, launch.files, uid,
+                       static_cast<uint64_t>(launch.limits.folder_bytes), launch.caches.get());
   if (!folder.ok()) return folder.status();
   worker->folder_ = *folder;
+  if (launch.caches) worker->caches_sha256_ = launch.caches_sha256;
 
   Result<InputLayout> layout = InputLayout::Make(launch.train, launch.test, launch.dims);
   if (!layout.ok()) return layout.status();

@@ -36,6 +36,10 @@ struct WorkerLaunch {
   std::vector<std::string> argv;          // the worker program, argv[0] absolute
   std::vector<std::string> copies;        // files copied into the worker's folder (by base name)
   std::vector<FolderFile> files;          // and files given by their bytes
+  // The caches of the run's compile step (scorer/compile_step.h), written into the folder as
+  // the worker's own copy, and their sha256 (CachesSha256); none before that step.
+  std::shared_ptr<const std::vector<FolderFile>> caches;
+  std::string caches_sha256;
   std::vector<std::string> covered;       // dataset folders hidden from the worker
   std::vector<std::string> view_folders;  // read-only folders it needs beyond the view's base
   std::string path_first;                 // a folder put first on its PATH (the interpreter's bin)
@@ -105,6 +109,7 @@ class WorkerProcess : public CallWorker {
   // uid that did not begin to exit); a second call does nothing and returns Ok.
   Status Kill() override;
   std::optional<uint64_t> page_cache_left_bytes() const override { return page_cache_left_; }
+  const std::string& caches_sha256() const override { return caches_sha256_; }
   // Kills the worker (unless Kill() did), waits for it, and keeps its log; idempotent. After
   // Kill(), Close() only waits: another worker of the sandbox user may be running by then.
   void Close() override;
@@ -137,6 +142,7 @@ class WorkerProcess : public CallWorker {
                                       const std::string& doing, Frame* reply);
 
   std::string folder_;
+  std::string caches_sha256_;
   std::unique_ptr<InputBuffer> buffer_;
   std::unique_ptr<WorkerChannel> channel_;
   std::unique_ptr<LogReader> log_;
@@ -151,12 +157,13 @@ class WorkerProcess : public CallWorker {
 };
 
 // A fresh private folder under /tmp for one untrusted process, holding copies of `copies` (by
-// base name) and empty tmp/ and cache/ folders, owned by the sandbox user when the sandbox is
-// full (`uid`: one of WorkerUids()), and then a tmpfs of its own of `folder_bytes`. The caller
-// removes it with RemoveWorkerFolder.
+// base name), `files` and `caches` and empty tmp/ and cache/ folders, owned by the sandbox user
+// when the sandbox is full (`uid`: one of WorkerUids()), and then a tmpfs of its own of
+// `folder_bytes`. The caller removes it with RemoveWorkerFolder.
 Result<std::string> MakeWorkerFolder(const std::vector<std::string>& copies,
                                      const std::vector<FolderFile>& files, uid_t uid,
-                                     uint64_t folder_bytes);
+                                     uint64_t folder_bytes,
+                                     const std::vector<FolderFile>* caches = nullptr);
 
 // Whether the tmpfs of a worker's folder is full (no block or no inode left).
 bool FolderFull(const std::string& folder);

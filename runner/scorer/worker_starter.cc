@@ -26,6 +26,16 @@ Result<std::unique_ptr<CallWorker>> SandboxWorkerStarter::Start(uid_t uid) {
   return std::unique_ptr<CallWorker>(std::move(*worker));
 }
 
+Result<CacheSet> SandboxWorkerStarter::ReadCaches(CallWorker& worker) {
+  return ReadCacheTree(worker.folder() + "/" + kWorkerCacheFolder,
+                       static_cast<uint64_t>(launch_.limits.folder_bytes));
+}
+
+void SandboxWorkerStarter::SeedCaches(const CacheSet& caches) {
+  launch_.caches = std::make_shared<const std::vector<FolderFile>>(caches.files);
+  launch_.caches_sha256 = caches.sha256;
+}
+
 std::vector<pid_t> SandboxWorkerStarter::ProcessesOf(uid_t uid) {
   return isolated_ ? ProcessesOfUser(uid) : std::vector<pid_t>();
 }

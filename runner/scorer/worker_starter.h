@@ -14,6 +14,7 @@
 
 #include "core/status.h"
 #include "scorer/call_worker.h"
+#include "scorer/compile_step.h"
 #include "scorer/headroom.h"
 #include "scorer/worker_process.h"
 
@@ -33,6 +34,10 @@ class WorkerStarter {
   // A worker for one call, running as `uid`, once whatever an earlier call left of that uid is
   // gone or exiting. Errors are the harness's.
   virtual Result<std::unique_ptr<CallWorker>> Start(uid_t uid) = 0;
+  // The caches a dead worker left in its folder (the compile step's, scorer/compile_step.h).
+  virtual Result<CacheSet> ReadCaches(CallWorker& worker) = 0;
+  // Every worker started from now on gets a copy of `caches` in its folder.
+  virtual void SeedCaches(const CacheSet& caches) = 0;
   // Every process of `uid` now: what a worker about to be killed leaves dying.
   virtual std::vector<pid_t> ProcessesOf(uid_t uid) = 0;
   // Waits until none of `pids` is alive (gone, or a zombie), or `timeout_s` passes; false on the
@@ -53,6 +58,8 @@ class SandboxWorkerStarter : public WorkerStarter {
   bool isolated() const override { return isolated_; }
   Status ClearWorkerUids() override;
   Result<std::unique_ptr<CallWorker>> Start(uid_t uid) override;
+  Result<CacheSet> ReadCaches(CallWorker& worker) override;
+  void SeedCaches(const CacheSet& caches) override;
   std::vector<pid_t> ProcessesOf(uid_t uid) override;
   bool AwaitGone(const std::vector<pid_t>& pids, double timeout_s) override;
   void KillWorkerUids() override;

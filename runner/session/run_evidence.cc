@@ -69,6 +69,11 @@ Status WriteRun(EvidenceWriter& evidence, const std::string& record_id, int run,
       evidence.WriteJson(RunFile(folder, kCallsFile), CallsJson(CallEntries(outcome))));
   RATCHET_RETURN_IF_ERROR(
       evidence.WriteJson(RunFile(folder, kJudgeFile), JudgeJson(JudgeEntryOf(outcome))));
+  if (outcome.compile) {
+    RATCHET_RETURN_IF_ERROR(
+        evidence.WriteJson(RunFile(folder, kCompileFile), CompileJson(*outcome.compile)));
+    RATCHET_RETURN_IF_ERROR(evidence.WriteFile(CompileLogPath(folder), outcome.compile_log));
+  }
   int number = 0;
   for (const CallRecord& call : outcome.calls) {
     ++number;

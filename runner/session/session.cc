@@ -81,6 +81,9 @@ Result<std::unique_ptr<ScoringSession>> ScoringSession::Begin(const SessionOptio
   Result<Pairing> pairing = PairingFromEnvironment();
   if (!pairing.ok()) return pairing.status();
   session->pairing_ = *pairing;
+  Result<CompileStepWhen> compile_step = CompileStepFromEnvironment();
+  if (!compile_step.ok()) return compile_step.status();
+  session->compile_step_ = *compile_step;
 
   // A Python submission needs an interpreter with torch. Without one, the lane still records the
   // machine's Python, so that native and Python runs on one machine share one lane (as `ratchet
@@ -259,6 +262,7 @@ Result<RecordResult> ScoringSession::Score(const RecordSpec& record, int runs, i
     RunProgress progress(this, context_.out);
     inputs.observer = &progress;
     inputs.pairing = pairing_;
+    inputs.compile_step = compile_step_;
     inputs.board_is_gpu = device_kind() == "cuda";
     Result<RunOutcome> outcome = ScoreRun(inputs);
     if (!outcome.ok()) {

@@ -92,6 +92,7 @@ class ScoringSession {
   std::vector<std::string> covered_;
   std::string python_;
   Pairing pairing_ = Pairing::kOnGpu;  // $RATCHET_PAIR_WARMUPS
+  CompileStepWhen compile_step_ = CompileStepWhen::kOnGpu;  // $RATCHET_COMPILE_STEP
   std::future<Result<std::optional<PythonFacts>>> python_probe_;
   std::future<void> pools_loaded_;
   std::optional<SandboxLock> lock_;

@@ -14,6 +14,7 @@
 #include "core/sha256.h"
 #include "evidence/layout.h"
 #include "evidence/manifest.h"
+#include "evidence/run_files.h"
 #include "evidence/signature.h"
 #include "fixture.h"
 #include "rules/rule_set.h"
@@ -196,6 +197,67 @@ TEST_F(EvidenceAuditTest, ACpuRunRelabelledAsAGpuClaimIsFoundInTheWorkersHellos)
               }).ok());
   EXPECT_TRUE(HasFinding(AuditOk(Evidence()), "contract.json: lane.id",
                          ": the lane was edited after the run"));
+}
+
+// The compile step's evidence: a run with one stands when its listing's sha256 is re-derived and
+// every call names it; a call that names other caches, a listing edited under its sha256, a
+// warm-up on a timed draw, a step removed while its calls still name its caches, or its log
+// missing, each resealed in the manifest, is found.
+TEST_F(EvidenceAuditTest, TheCompileStepsCachesAreTheOnesEveryCallNames) {
+  const std::string run = "records/ncm/run-1/";
+  CompileEntry compile;
+  compile.warmup_dataset = Json::parse(*ReadFile(Evidence() + "/" + run + "calls.json"))[0]
+                               .value("warmup_dataset", "");
+  compile.warmup_draw_index = 999;
+  compile.worker_exit = "signal 9";
+  compile.files = {{"triton/k/kernel.cubin", 5, Sha256Hex("cubin")},
+                   {"triton/k/kernel.json", 2, Sha256Hex("{}")}};
+  compile.caches_sha256 = CachesSha256(compile.files);
+  auto write_step = [&](const CompileEntry& entry) {
+    ASSERT_TRUE(WriteFileAtomic(Evidence() + "/" + run + "compile.json",
+                                CompileJson(entry).dump(2) + "\n")
+                    .ok());
+    ASSERT_TRUE(WriteFileAtomic(Evidence() + "/" + run + "logs/compile.log", "").ok());
+    ASSERT_TRUE(EditJsonAndRemanifest(Evidence(), run + "calls.json", [&](Json& calls) {
+                  for (Json& call : calls) call["phases"]["caches_sha256"] = compile.caches_sha256;
+                }).ok());
+  };
+  write_step(compile);
+  AuditResult result = AuditOk(Evidence());
+  EXPECT_EQ(result.verdict(), AuditVerdict::kStands) << Findings(result);
+
+  ASSERT_TRUE(EditJsonAndRemanifest(Evidence(), run + "calls.json", [](Json& calls) {
+                calls[3]["phases"]["caches_sha256"] = Sha256Hex("other caches");
+              }).ok());
+  EXPECT_TRUE(HasFinding(AuditOk(Evidence()), run + "calls.json: calls[3].phases.caches_sha256",
+                         "but the compile step's are " + compile.caches_sha256));
+
+  CompileEntry edited = compile;
+  edited.files[0].sha256 = Sha256Hex("another kernel");
+  write_step(edited);
+  result = AuditOk(Evidence());
+  EXPECT_TRUE(HasFinding(result, run + "compile.json: caches_sha256",
+                         "but its files' listing has sha256"))
+      << Findings(result);
+
+  CompileEntry on_a_timed_draw = compile;
+  on_a_timed_draw.warmup_draw_index = 3;
+  write_step(on_a_timed_draw);
+  EXPECT_TRUE(HasFinding(AuditOk(Evidence()), run + "compile.json: warmup_draw_index",
+                         "3, but the compile step draws 999"));
+
+  write_step(compile);
+  ASSERT_TRUE(std::filesystem::remove(Evidence() + "/" + run + "logs/compile.log"));
+  ASSERT_TRUE(Remanifest(Evidence()).ok());
+  EXPECT_TRUE(HasFinding(AuditOk(Evidence()), run + "logs/compile.log", "missing"));
+
+  ASSERT_TRUE(std::filesystem::remove(Evidence() + "/" + run + "compile.json"));
+  ASSERT_TRUE(Remanifest(Evidence()).ok());
+  result = AuditOk(Evidence());
+  EXPECT_EQ(result.verdict(), AuditVerdict::kDoesNotStand);
+  EXPECT_TRUE(HasFinding(result, run + "calls.json: calls[0].phases.caches_sha256",
+                         "but the run has no compile.json"))
+      << Findings(result);
 }
 
 TEST_F(EvidenceAuditTest, AChangedCountOfCorrectLabelsIsFoundInTheLabels) {

@@ -35,6 +35,9 @@ struct World {
     uid_t uid = 0;
     bool frozen = false, killed = false, closed = false, timed = false;
     bool hello_read = false, loaded = false, in_method = false;
+    std::string caches;                    // the sha256 of the caches it was given a copy of
+    std::vector<std::string> warm_draws;   // "dataset#index" of each warm-up it ran
+    std::vector<std::string> windows;      // the kind of each window it ran
   };
 
   std::mutex mu;
@@ -47,6 +50,8 @@ struct World {
   uint64_t free_bytes = 90;  // of 100 (the memory gauge's)
   // Faults, by worker number: the hello, the warm-up, the timed call fail.
   std::set<int> hello_fails, warm_fails, timed_fails;
+  // The caches the starter gives each new worker (SeedCaches), by sha256; "" for none.
+  std::string seeded;
 
   void Log(const std::string& event) { events.push_back(event); }
   void Violate(const std::string& what) { violations.push_back(what); }
@@ -106,6 +111,7 @@ class FakeWorker : public CallWorker {
   }
   bool ReplyWaiting(double) const override { return true; }
   std::optional<uint64_t> page_cache_left_bytes() const override { return std::nullopt; }
+  const std::string& caches_sha256() const override { return state_->caches; }
   std::optional<CallFailure> EnterMethod() override {
     std::lock_guard<std::mutex> lock(world_->mu);
     Log("method-group " + Name());
@@ -122,6 +128,11 @@ class FakeWorker : public CallWorker {
     {
       std::lock_guard<std::mutex> lock(world_->mu);
       Log(kind);
+      state_->windows.push_back(kind);
+      if (kind == "warm" && request.draw) {
+        state_->warm_draws.push_back(request.draw->dataset + "#" +
+                                     std::to_string(request.draw->index));
+      }
       if (kind != "warm") CheckWindow(kind);
       if (kind == "timed") {
         state_->timed = true;
@@ -216,6 +227,7 @@ class FakeStarter : public WorkerStarter {
     auto state = std::make_unique<World::Worker>();
     state->number = static_cast<int>(world_->workers.size()) + 1;
     state->uid = world_->isolated ? uid : kSandboxUid;
+    state->caches = world_->seeded;
     for (const auto& other : world_->workers) {
       if (world_->isolated && !other->killed && other->uid == uid) {
         world_->Violate("worker " + std::to_string(state->number) + " took uid " +
@@ -227,6 +239,30 @@ class FakeStarter : public WorkerStarter {
     World::Worker* raw = state.get();
     world_->workers.push_back(std::move(state));
     return std::unique_ptr<CallWorker>(new FakeWorker(world_, raw));
+  }
+  // One file, saying which worker compiled it; read only from a worker that is killed.
+  Result<CacheSet> ReadCaches(CallWorker& worker) override {
+    std::lock_guard<std::mutex> lock(world_->mu);
+    const std::string number = worker.folder().substr(worker.folder().rfind('-') + 1);
+    world_->Log("read caches " + number);
+    for (const auto& state : world_->workers) {
+      if (std::to_string(state->number) == number && !state->killed) {
+        world_->Violate("the caches of worker " + number + " were read while it could run");
+      }
+    }
+    CacheSet caches;
+    const std::string bytes = "compiled by worker " + number;
+    caches.files.push_back(FolderFile{"cache/triton/k/kernel.cubin", bytes});
+    caches.listing.push_back(
+        CacheFileEntry{"triton/k/kernel.cubin", static_cast<int64_t>(bytes.size()), "ab"});
+    caches.sha256 = CachesSha256(caches.listing);
+    caches.bytes = bytes.size();
+    return caches;
+  }
+  void SeedCaches(const CacheSet& caches) override {
+    std::lock_guard<std::mutex> lock(world_->mu);
+    world_->Log("seed caches");
+    world_->seeded = caches.sha256;
   }
   std::vector<pid_t> ProcessesOf(uid_t) override { return {}; }
   bool AwaitGone(const std::vector<pid_t>&, double) override { return true; }
@@ -284,8 +320,10 @@ struct Scored {
   std::vector<size_t> completed;
 };
 
-Scored Score(World* world, bool native, Pairing pairing, size_t interrupt_after = 0) {
+Scored Score(World* world, bool native, Pairing pairing, size_t interrupt_after = 0,
+             CompileStepWhen compile_step = CompileStepWhen::kNever) {
   RunInputs inputs;
+  inputs.compile_step = compile_step;
   inputs.submission.native = native;
   inputs.submission.function = native ? "method" : "method";
   inputs.rules = &Rules();
@@ -533,6 +571,80 @@ TEST(RunLoopTest, AnInterruptStopsTheRunBeforeTheNextCallAndLeavesNothing) {
   EXPECT_EQ(outcome.calls.size(), 3u);
   EXPECT_EQ(world.Count("timed"), 3u);
   ExpectNothingLeft(world);
+}
+
+// The compile step: one worker before the first call, warmed up on the warm-up dataset's draw 999
+// (never a timed draw, never a window of a call), killed before its caches are read; every worker
+// of the run's calls is started after it and given those caches, and each call names them.
+TEST(RunLoopTest, TheCompileStepWarmsUpOneWorkerFirstAndEveryCallsWorkerGetsItsCaches) {
+  World world;
+  world.device = "cuda";
+  Scored scored = Score(&world, /*native=*/false, Pairing::kOnGpu, 0, CompileStepWhen::kOnGpu);
+  ASSERT_TRUE(AWholeRun(scored, world));
+  const RunOutcome& outcome = *scored.outcome;
+  ASSERT_TRUE(outcome.compile.has_value());
+  const CompileEntry& compile = *outcome.compile;
+  EXPECT_FALSE(compile.failure.has_value()) << *compile.failure;
+  EXPECT_EQ(compile.warmup_dataset, Plan().calls.front().warmup_dataset);
+  EXPECT_NE(compile.warmup_dataset, Rules().datasets.mnist);
+  ASSERT_EQ(compile.files.size(), 1u);
+  EXPECT_EQ(compile.caches_sha256, CachesSha256(compile.files));
+  const World::Worker& first = *world.workers.front();
+  EXPECT_EQ(first.windows, std::vector<std::string>{"warm"}) << Events(world);
+  EXPECT_EQ(first.warm_draws, std::vector<std::string>{compile.warmup_dataset + "#999"});
+  EXPECT_EQ(first.uid, WorkerUids().back());
+  EXPECT_TRUE(first.closed);
+  EXPECT_LT(world.Find("kill 1"), world.Find("read caches 1")) << Events(world);
+  EXPECT_LT(world.Find("seed caches"), world.Find("start 2")) << Events(world);
+  for (size_t i = 1; i < world.workers.size(); ++i) {
+    EXPECT_EQ(world.workers[i]->caches, compile.caches_sha256) << "worker " << i + 1;
+  }
+  for (const CallRecord& call : outcome.calls) {
+    EXPECT_EQ(call.phases.value("caches_sha256", ""), compile.caches_sha256);
+  }
+  // Worker 1 ran no call of the run.
+  EXPECT_EQ(std::count(world.timed_order.begin(), world.timed_order.end(), 1), 0);
+  ExpectNothingLeft(world);
+}
+
+// A compile step whose warm-up fails gives no caches: the run goes on, each call compiling for
+// itself as it would without the step, and the failure is kept.
+TEST(RunLoopTest, ACompileStepThatFailsGivesNoCachesAndTheRunGoesOn) {
+  World world;
+  world.device = "cuda";
+  world.warm_fails = {1};
+  Scored scored = Score(&world, /*native=*/false, Pairing::kOnGpu, 0, CompileStepWhen::kOnGpu);
+  ASSERT_TRUE(AWholeRun(scored, world));
+  const RunOutcome& outcome = *scored.outcome;
+  ASSERT_TRUE(outcome.compile.has_value());
+  ASSERT_TRUE(outcome.compile->failure.has_value());
+  EXPECT_NE(outcome.compile->failure->find("failed its warm call"), std::string::npos);
+  EXPECT_TRUE(outcome.compile->files.empty());
+  EXPECT_EQ(world.Count("read caches"), 0u);
+  EXPECT_EQ(world.Count("seed caches"), 0u);
+  for (const CallRecord& call : outcome.calls) EXPECT_FALSE(call.phases.contains("caches_sha256"));
+  ExpectNothingLeft(world);
+}
+
+// By default only a Python submission on a GPU board has the step; "never" turns it off there.
+TEST(RunLoopTest, NoCompileStepOnTheCpuForANativeSubmissionOrWhenTurnedOff) {
+  struct Case {
+    std::string device;
+    bool native;
+    CompileStepWhen when;
+    bool expected;
+  };
+  for (const Case& c : {Case{"cpu", false, CompileStepWhen::kOnGpu, false},
+                        Case{"cuda", true, CompileStepWhen::kOnGpu, false},
+                        Case{"cuda", false, CompileStepWhen::kNever, false},
+                        Case{"cpu", true, CompileStepWhen::kAlways, true}}) {
+    World world;
+    world.device = c.device;
+    Scored scored = Score(&world, c.native, Pairing::kOnGpu, 0, c.when);
+    ASSERT_TRUE(AWholeRun(scored, world));
+    EXPECT_EQ(scored.outcome->compile.has_value(), c.expected) << c.device << " " << c.native;
+    EXPECT_EQ(world.Count("read caches"), c.expected ? 1u : 0u);
+  }
 }
 
 }  // namespace

@@ -25,6 +25,7 @@
 #include "core/canonical_json.h"
 #include "core/file.h"
 #include "core/fresh_directory.h"
+#include "core/sha256.h"
 #include "evidence/reader.h"
 #include "rules/rule_set.h"
 #include "sandbox/policy.h"
@@ -141,6 +142,69 @@ TEST(ScoreCommandTest, ALogOfBytesThatAreNotUtf8IsKeptAsPrintedAndAudits) {
   EXPECT_NE(log->find("bytes \xff\xfe\n"), std::string::npos) << *log;
   BinaryRun audit = RunRatchet({"audit", out, "--rules", rules});
   EXPECT_EQ(audit.exit_code, 0) << audit.out << audit.err;
+}
+
+// The compile step, end to end on the CPU ($RATCHET_COMPILE_STEP=always): the method "compiles"
+// (writes a kernel into $TRITON_CACHE_DIR) only where the kernel is absent, and from then on each
+// of its runs writes a file of its own beside it, after counting those there (a worker's timed
+// call finds its own warm-up's alone). The step's
+// worker compiles once; every call finds the kernel, compiles nothing, and sees no other call's
+// file (a cache folder shared between calls would show one, and the method then answers wrong);
+// compile.json lists what the step left, each call names its sha256, and the audit lets the run
+// stand.
+TEST(ScoreCommandTest, TheCompileStepCompilesOnceAndNoCallSeesAnothersCaches) {
+  if (!HavePython()) GTEST_SKIP() << "no python3 that imports torch";
+  TempDir dir;
+  const std::string method = dir / "compiles_once.py";
+  std::ofstream(method)
+      << "import os\nimport sys\nimport uuid\n\nimport torch\n\n\n"
+         "def method(train_x, train_y, test_x):\n"
+         "    cache = os.environ['TRITON_CACHE_DIR']\n"
+         "    kernel = os.path.join(cache, 'kernel.bin')\n"
+         "    seen_other = False\n"
+         "    if not os.path.exists(kernel):\n"
+         "        os.makedirs(cache, exist_ok=True)\n"
+         "        with open(kernel, 'w') as f:\n"
+         "            f.write('compiled')\n"
+         "        print('compiled here', file=sys.stderr)\n"
+         "    else:\n"
+         "        # A worker's warm-up finds none, its timed call its warm-up's alone.\n"
+         "        seen_other = sum(n.startswith('call-') for n in os.listdir(cache)) > 1\n"
+         "        open(os.path.join(cache, 'call-' + uuid.uuid4().hex), 'w').close()\n"
+         "    means = torch.stack([train_x[train_y == c].mean(0) for c in range(10)])\n"
+         "    labels = torch.cdist(test_x, means).argmin(1)\n"
+         "    return (labels + 1) % 10 if seen_other else labels\n";
+  const std::string out = dir / "evidence";
+  const std::string rules = FastRules(dir);
+  BinaryRun run = RunRatchet({"score", method, "--band", "3000", "--rules", rules, "--out", out},
+                             {"RATCHET_COMPILE_STEP=always"});
+  ASSERT_EQ(run.exit_code, 0) << run.out << run.err;
+  const std::string folder = out + "/records/compiles_once/run-1/";
+  Json compile = Json::parse(*ReadFile(folder + "compile.json"));
+  EXPECT_TRUE(compile["failure"].is_null()) << compile.dump(2);
+  EXPECT_EQ(compile["warmup_draw_index"], 999);
+  ASSERT_EQ(compile["files"].size(), 1u) << compile.dump(2);
+  EXPECT_EQ(compile["files"][0]["path"], "triton/kernel.bin");
+  EXPECT_EQ(compile["files"][0]["sha256"], Sha256Hex("compiled"));
+  EXPECT_NE(ReadFile(folder + "logs/compile.log")->find("compiled here"), std::string::npos);
+  Json calls = Json::parse(*ReadFile(folder + "calls.json"));
+  ASSERT_EQ(calls.size(), 4u);
+  for (size_t i = 0; i < calls.size(); ++i) {
+    EXPECT_EQ(calls[i]["phases"]["caches_sha256"], compile["caches_sha256"]) << i;
+    EXPECT_EQ(ReadFile(folder + "logs/0" + std::to_string(i + 1) + ".log")->find("compiled here"),
+              std::string::npos)
+        << i;
+    EXPECT_GT(calls[i]["correct"].get<int>(), 5000) << i;
+  }
+  BinaryRun audit = RunRatchet({"audit", out, "--rules", rules});
+  EXPECT_EQ(audit.exit_code, 0) << audit.out << audit.err;
+  // An unknown setting is refused before any evidence is written.
+  BinaryRun refused = RunRatchet(
+      {"score", method, "--band", "3000", "--rules", rules, "--out", dir / "never-written"},
+      {"RATCHET_COMPILE_STEP=sometimes"});
+  EXPECT_EQ(refused.exit_code, 2) << refused.out << refused.err;
+  EXPECT_NE(refused.err.find("RATCHET_COMPILE_STEP"), std::string::npos) << refused.err;
+  EXPECT_FALSE(PathExists(dir / "never-written"));
 }
 
 // The C++ twin, compiled under the sandbox into the cache, then run by ratchet-worker; the second
