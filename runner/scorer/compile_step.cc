@@ -119,7 +119,9 @@ struct Walk {
     set.bytes += bytes.size();
     set.listing.push_back(
         CacheFileEntry{path, static_cast<int64_t>(bytes.size()), Sha256Hex(bytes)});
-    set.files.push_back(FolderFile{std::string(kWorkerCacheFolder) + "/" + path, std::move(bytes)});
+    set.files.push_back(FolderFile{std::string(kWorkerCacheFolder) + "/" + path, std::move(bytes),
+                                   static_cast<int64_t>(info.st_mtim.tv_sec) * 1000000000 +
+                                       info.st_mtim.tv_nsec});
     return Status::Ok();
   }
 };

@@ -24,7 +24,8 @@ inline constexpr char kWorkerCacheFolder[] = "cache";
 inline constexpr size_t kMaxCacheFiles = 65536;
 
 // The caches one worker left, as read: the files to give each later worker (names below its
-// folder: "cache/<path>"), their listing and its sha256, and what was left out.
+// folder: "cache/<path>", each with its modification time), their listing and its sha256, and
+// what was left out.
 struct CacheSet {
   std::vector<FolderFile> files;
   std::vector<CacheFileEntry> listing;  // sorted by path

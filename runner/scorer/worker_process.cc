@@ -193,6 +193,14 @@ Result<std::string> MakeWorkerFolder(const std::vector<std::string>& copies,
           return Status::IOError("mkdir " + sub, errno);
       }
       RATCHET_RETURN_IF_ERROR(WriteFileAtomic(path, file.bytes, 0600));
+      if (file.mtime_ns >= 0) {
+        const timespec times[2] = {{0, UTIME_OMIT},
+                                   {static_cast<time_t>(file.mtime_ns / 1000000000),
+                                    static_cast<long>(file.mtime_ns % 1000000000)}};
+        if (utimensat(AT_FDCWD, path.c_str(), times, 0) != 0) {
+          return Status::IOError("set the time of " + path, errno);
+        }
+      }
     }
     if (DescribeSandbox().full) return ChownTree(folder, uid);
     return Status::Ok();

@@ -27,6 +27,9 @@ namespace ratchet {
 struct FolderFile {
   std::string name;
   std::string bytes;
+  // Its modification time, in ns since the epoch, or -1 for the time it is written. A copy of a
+  // cache keeps its file's: a build tool (ninja) compares its outputs' times with its inputs'.
+  int64_t mtime_ns = -1;
 };
 
 // In a WorkerLaunch's argv, stands for the worker's own folder (known only once it exists).

@@ -4,13 +4,16 @@
 #include "scorer/compile_step.h"
 
 #include <gtest/gtest.h>
+#include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
 
+#include "core/file.h"
 #include "core/sha256.h"
+#include "sandbox/policy.h"
 #include "support/temp_dir.h"
 
 namespace ratchet {
@@ -81,6 +84,34 @@ TEST(CompileStepTest, CachesPastTheLimitAreAnErrorAndAMissingFolderIsEmpty) {
   // The root itself a link: refused, never followed.
   ASSERT_EQ(symlink(root.c_str(), (dir / "root-link").c_str()), 0);
   EXPECT_FALSE(ReadCacheTree(dir / "root-link", 1200).ok());
+}
+
+// A worker's copy keeps each file's modification time: ninja rebuilds an extension whose objects
+// look older than its sources or than its own log says they were.
+TEST(CompileStepTest, AWorkersCopyOfTheCachesKeepsEachFilesTime) {
+  TempDir dir;
+  const std::string root = dir / "cache";
+  Write(root + "/ext/main.o", "object");
+  Write(root + "/ext/main.cpp", "source");
+  const timespec old_times[2] = {{0, UTIME_OMIT}, {1600000000, 123456789}};
+  ASSERT_EQ(utimensat(AT_FDCWD, (root + "/ext/main.cpp").c_str(), old_times, 0), 0);
+  Result<CacheSet> caches = ReadCacheTree(root, 1 << 20);
+  ASSERT_TRUE(caches.ok()) << caches.status().message();
+  ASSERT_EQ(caches->files.size(), 2u);
+  EXPECT_EQ(caches->files[0].mtime_ns, int64_t{1600000000123456789});
+  Result<std::string> folder =
+      MakeWorkerFolder({}, {}, FirstWorkerUid(), 1 << 20, &caches->files);
+  ASSERT_TRUE(folder.ok()) << folder.status().message();
+  struct stat source, object, original;
+  ASSERT_EQ(stat((*folder + "/cache/ext/main.cpp").c_str(), &source), 0);
+  ASSERT_EQ(stat((*folder + "/cache/ext/main.o").c_str(), &object), 0);
+  ASSERT_EQ(stat((root + "/ext/main.o").c_str(), &original), 0);
+  EXPECT_EQ(source.st_mtim.tv_sec, 1600000000);
+  EXPECT_EQ(source.st_mtim.tv_nsec, 123456789);
+  EXPECT_EQ(object.st_mtim.tv_sec, original.st_mtim.tv_sec);
+  EXPECT_EQ(object.st_mtim.tv_nsec, original.st_mtim.tv_nsec);
+  EXPECT_EQ(*ReadFile(*folder + "/cache/ext/main.o"), "object");
+  RemoveWorkerFolder(*folder);
 }
 
 }  // namespace
