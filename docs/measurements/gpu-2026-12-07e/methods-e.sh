@@ -12,9 +12,13 @@ hdr() { echo; echo "=== [$(( $(date +%s) - T0 ))s] $*"; }
 PY=/opt/torch/.venv/bin/python3; D=$(pwd)/.gpu-deps/data; M=.gpu-deps/methods
 S=docs/measurements/gpu-2026-12-07e/summarize.py
 nvidia-smi --query-gpu=name,uuid --format=csv,noheader
+# DEADLINE (epoch seconds, optional): a score that could not end before it is not started.
 score() {  # label limit_s file:function band [env...]
   local label=$1 limit=$2 target=$3 band=$4; shift 4
   local ev=/tmp/ev/$label t0 t1
+  if [ -n "${DEADLINE:-}" ] && [ $(( $(date +%s) + limit )) -gt "$DEADLINE" ]; then
+    hdr "$label: skipped (the call's deadline)"; return
+  fi
   hdr "$label"
   t0=$(date +%s.%N)
   env "$@" timeout -k 5 "$limit" build/ratchet score "$target" --band "$band" --no-energy \
@@ -32,6 +36,9 @@ score fastmlp-step 90 $M/fast_mlp.py:fast_mlp 540
 score fastmlp-nostep 90 $M/fast_mlp.py:fast_mlp 540 RATCHET_COMPILE_STEP=never
 score n3-step 200 $M/mlp_neighbor3_register_d1.py:classify 540
 hdr "seed scorer: kernel_pcg.py"
+if [ -n "${DEADLINE:-}" ] && [ $(( $(date +%s) + 170 )) -gt "$DEADLINE" ]; then
+  echo "skipped (the call's deadline)"; exit 0
+fi
 timeout -k 5 170 scripts/bench-vs-seed --sides seed --runs 1 --py $M/kernel_pcg.py --function classify \
   --band 340 --data "$D" --python "$PY" --seed .gpu-deps/seed/000_37e8900d37b7eec5.txt \
   --out /tmp/bench-kpcg > /tmp/bench-kpcg.log 2>&1; echo "exit $?"
