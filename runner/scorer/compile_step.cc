@@ -39,11 +39,27 @@ bool Printable(const std::string& name) {
 
 struct Walk {
   uint64_t max_bytes = 0;
+  size_t entries = 0;
+  size_t skipped = 0;
   CacheSet set;
+
+  void Skip(const std::string& path, const std::string& why) {
+    if (++skipped > kMaxSkippedNamed) return;
+    set.skipped.push_back((path.size() > kMaxSkippedShown ? path.substr(0, kMaxSkippedShown) + "..."
+                                                          : path) +
+                          ": " + why);
+  }
+  Status Count() {
+    if (++entries > kMaxCacheEntries) {
+      return Status::BadInput("the caches hold more than " + std::to_string(kMaxCacheEntries) +
+                              " files and folders");
+    }
+    return Status::Ok();
+  }
 
   Status Folder(int dir_fd, const std::string& relative, int depth) {
     if (depth > kMaxDepth) {
-      set.skipped.push_back(relative + ": deeper than " + std::to_string(kMaxDepth) + " folders");
+      Skip(relative, "deeper than " + std::to_string(kMaxDepth) + " folders");
       return Status::Ok();
     }
     const int listing_fd = dup(dir_fd);
@@ -63,7 +79,11 @@ struct Walk {
     for (const std::string& name : names) {
       const std::string path = relative.empty() ? name : relative + "/" + name;
       if (!Printable(name)) {
-        set.skipped.push_back(Shown(path) + ": a name that is not printable ASCII");
+        Skip(Shown(path), "a name that is not printable ASCII");
+        continue;
+      }
+      if (path.size() > kMaxCachePath) {
+        Skip(path, "a path longer than " + std::to_string(kMaxCachePath) + " characters");
         continue;
       }
       struct stat info;
@@ -71,26 +91,23 @@ struct Walk {
         return Status::IOError("stat the cache file " + path, errno);
       }
       if (S_ISDIR(info.st_mode)) {
+        RATCHET_RETURN_IF_ERROR(Count());
         const int sub = openat(dir_fd, name.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
         if (sub < 0) return Status::IOError("open the cache folder " + path, errno);
         Status walked = Folder(sub, path, depth + 1);
         close(sub);
         RATCHET_RETURN_IF_ERROR(walked);
       } else if (S_ISREG(info.st_mode)) {
+        RATCHET_RETURN_IF_ERROR(Count());
         RATCHET_RETURN_IF_ERROR(File(dir_fd, name, path));
       } else {
-        set.skipped.push_back(path + ": " + (S_ISLNK(info.st_mode) ? "a symbolic link"
-                                                                  : "not a regular file"));
+        Skip(path, S_ISLNK(info.st_mode) ? "a symbolic link" : "not a regular file");
       }
     }
     return Status::Ok();
   }
 
   Status File(int dir_fd, const std::string& name, const std::string& path) {
-    if (set.listing.size() >= kMaxCacheFiles) {
-      return Status::BadInput("the caches hold more than " + std::to_string(kMaxCacheFiles) +
-                             " files");
-    }
     const int fd = openat(dir_fd, name.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
     if (fd < 0) return Status::IOError("open the cache file " + path, errno);
     std::unique_ptr<int, void (*)(int*)> closer(new int(fd), [](int* f) {
@@ -100,8 +117,13 @@ struct Walk {
     struct stat info;
     if (fstat(fd, &info) != 0) return Status::IOError("stat the cache file " + path, errno);
     if (!S_ISREG(info.st_mode)) {
-      set.skipped.push_back(path + ": not a regular file");
+      Skip(path, "not a regular file");
       return Status::Ok();
+    }
+    // A sparse file is copied whole: its size, not the blocks it uses, counts.
+    if (set.bytes + static_cast<uint64_t>(info.st_size) > max_bytes) {
+      return Status::BadInput("the caches hold more than " + std::to_string(max_bytes) +
+                              " bytes");
     }
     std::string bytes;
     char chunk[1 << 16];
@@ -137,6 +159,10 @@ Result<CacheSet> ReadCacheTree(const std::string& root, uint64_t max_bytes) {
   Status walked = walk.Folder(fd, "", 0);
   close(fd);
   RATCHET_RETURN_IF_ERROR(walked);
+  if (walk.skipped > kMaxSkippedNamed) {
+    walk.set.skipped.push_back("and " + std::to_string(walk.skipped - kMaxSkippedNamed) +
+                               " more left out");
+  }
   // Folder() visits names in order, a folder's files right after its own name: sorted by path
   // bytewise only when '/' sorts first, so sort again.
   std::vector<size_t> order(walk.set.listing.size());

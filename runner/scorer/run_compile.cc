@@ -97,7 +97,7 @@ void RunLoop::CompileStep() {
         entry.files = caches->listing;
         entry.skipped = caches->skipped;
         entry.caches_sha256 = caches->sha256;
-        if (!caches->empty()) starter_.SeedCaches(*caches);
+        if (!caches->empty()) starter_.SeedCaches(std::move(*caches));
       }
     }
     worker->Close();

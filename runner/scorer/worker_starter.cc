@@ -1,5 +1,6 @@
 #include "scorer/worker_starter.h"
 
+#include <algorithm>
 #include <chrono>
 #include <fstream>
 #include <iterator>
@@ -27,12 +28,15 @@ Result<std::unique_ptr<CallWorker>> SandboxWorkerStarter::Start(uid_t uid) {
 }
 
 Result<CacheSet> SandboxWorkerStarter::ReadCaches(CallWorker& worker) {
+  // Half the folder at most: each later worker's copy lies in a folder of the same size beside
+  // its own files.
   return ReadCacheTree(worker.folder() + "/" + kWorkerCacheFolder,
-                       static_cast<uint64_t>(launch_.limits.folder_bytes));
+                       std::min(kMaxCacheBytes,
+                                static_cast<uint64_t>(launch_.limits.folder_bytes) / 2));
 }
 
-void SandboxWorkerStarter::SeedCaches(const CacheSet& caches) {
-  launch_.caches = std::make_shared<const std::vector<FolderFile>>(caches.files);
+void SandboxWorkerStarter::SeedCaches(CacheSet caches) {
+  launch_.caches = std::make_shared<const std::vector<FolderFile>>(std::move(caches.files));
   launch_.caches_sha256 = caches.sha256;
 }
 

@@ -37,7 +37,7 @@ class WorkerStarter {
   // The caches a dead worker left in its folder (the compile step's, scorer/compile_step.h).
   virtual Result<CacheSet> ReadCaches(CallWorker& worker) = 0;
   // Every worker started from now on gets a copy of `caches` in its folder.
-  virtual void SeedCaches(const CacheSet& caches) = 0;
+  virtual void SeedCaches(CacheSet caches) = 0;
   // Every process of `uid` now: what a worker about to be killed leaves dying.
   virtual std::vector<pid_t> ProcessesOf(uid_t uid) = 0;
   // Waits until none of `pids` is alive (gone, or a zombie), or `timeout_s` passes; false on the
@@ -59,7 +59,7 @@ class SandboxWorkerStarter : public WorkerStarter {
   Status ClearWorkerUids() override;
   Result<std::unique_ptr<CallWorker>> Start(uid_t uid) override;
   Result<CacheSet> ReadCaches(CallWorker& worker) override;
-  void SeedCaches(const CacheSet& caches) override;
+  void SeedCaches(CacheSet caches) override;
   std::vector<pid_t> ProcessesOf(uid_t uid) override;
   bool AwaitGone(const std::vector<pid_t>& pids, double timeout_s) override;
   void KillWorkerUids() override;

@@ -39,6 +39,28 @@ def expected_of(path):
     return None
 
 
+def compile_step_of(path):
+    """The file's "Compile-step: always|never" header line, or None (the default)."""
+    for line in open(path, encoding="utf-8", errors="replace"):
+        match = re.match(r"\s*(?:#|//)\s*Compile-step:\s*([a-z]+)", line)
+        if match:
+            return match.group(1)
+    return None
+
+
+def cpu_flush_bytes(folder="/sys/devices/system/cpu/cpu0/cache"):
+    """What worker.py's cpu_flush_bytes() gives on this machine: twice the largest cache of cpu0,
+    at least 8 MiB; 64 MiB when unknown."""
+    units = {"K": 1 << 10, "M": 1 << 20, "G": 1 << 30}
+    largest = None
+    for path in glob.glob(os.path.join(folder, "index*", "size")):
+        text = open(path).read().strip()
+        digits, unit = (text[:-1], units[text[-1]]) if text[-1:] in units else (text, 1)
+        if digits.isdigit():
+            largest = max(largest or 0, int(digits) * unit)
+    return 64 << 20 if largest is None else max(2 * largest, 8 << 20)
+
+
 def rules_file(folder, strict_timing):
     rules = json.load(open(os.path.join(ROOT, "runner", "rules", "mnist-a100-1.5.0.json")))
     rules["calls"].update(mnist_calls=3, holdout_calls=1)
@@ -50,8 +72,11 @@ def rules_file(folder, strict_timing):
     rules["limits"].update(warmup_max_call_ms=60000, later_warmup_max_call_ms=60000,
                            max_call_ms=4000, timed_call_grace_s=1, import_s=20)
     # Low enough that the hogs and bombs hit them without loading a 2-core, 24 GiB machine; an
-    # honest worker (torch imported, ncm.py) stays well under them.
-    rules["sandbox"].update(memory_bytes=1 << 30, processes=256, folder_bytes=256 << 20,
+    # honest worker (torch imported, ncm.py) stays well under them. A CPU worker also holds the
+    # buffer it flushes the caches with before each window, twice the largest cache of cpu0
+    # (runner/worker/worker.py, cpu_flush_bytes): about 1 GiB on a machine whose L3 reads 480 MiB.
+    rules["sandbox"].update(memory_bytes=(1 << 30) + cpu_flush_bytes(), processes=256,
+                            folder_bytes=256 << 20,
                             file_bytes=128 << 20, compile_s=60, compile_memory_bytes=1 << 30,
                             compile_output_bytes=16 << 20)
     if not strict_timing:  # a busy machine's noise must not decide a probe's outcome
@@ -69,10 +94,13 @@ def check(ratchet, path, folder):
         return False, "no 'Expected:' line in its header"
     out = os.path.join(folder, name.replace("/", "-") + ".evidence")
     spec = path + ":method" if path.endswith(".py") else path
+    env = dict(os.environ)
+    if compile_step_of(path):
+        env["RATCHET_COMPILE_STEP"] = compile_step_of(path)
     started = time.time()
     run = subprocess.run([ratchet, "score", spec, "--band", "2000", "--runs", "1", "--rules",
                           rules_file(folder, expected in TIMING_RULES), "--out", out],
-                         capture_output=True, text=True, errors="replace")
+                         capture_output=True, text=True, errors="replace", env=env)
     took = time.time() - started
     try:
         report = json.load(open(os.path.join(out, "report.json")))
@@ -93,7 +121,9 @@ def check(ratchet, path, folder):
     # A log cut to its tail (a flood) may have lost the probe's line.
     flooded = any(os.path.getsize(log) >= cap - 1000 for log in logs)
     for log in logs:
-        call = int(os.path.basename(log).split(".")[0])
+        # Call logs are numbered; the compile step's (logs/compile.log) counts as call 0.
+        stem = os.path.basename(log).split(".")[0]
+        call = int(stem) if stem.isdigit() else 0
         for line in open(log, encoding="utf-8", errors="replace"):
             if "REDTEAM-PROBE" in line:
                 probes.append((call, line.strip()[:300]))

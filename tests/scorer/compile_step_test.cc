@@ -86,6 +86,41 @@ TEST(CompileStepTest, CachesPastTheLimitAreAnErrorAndAMissingFolderIsEmpty) {
   EXPECT_FALSE(ReadCacheTree(dir / "root-link", 1200).ok());
 }
 
+// What could not be copied into a later worker's folder is not taken: a path too long for it is
+// left out, too many files and folders or a sparse file's whole size past the bound is an error
+// (the step then gives no caches), and the skipped names are counted past the first ones.
+TEST(CompileStepTest, WhatALaterFolderCouldNotHoldIsNotTaken) {
+  TempDir dir;
+  const std::string root = dir / "cache";
+  std::string deep = root;
+  for (int i = 0; i < 14; ++i) deep += "/" + std::string(250, 'd');
+  Write(deep + "/kernel", "k");
+  Write(root + "/short", "s");
+  Result<CacheSet> caches = ReadCacheTree(root, 1 << 20);
+  ASSERT_TRUE(caches.ok()) << caches.status().message();
+  ASSERT_EQ(caches->listing.size(), 1u);
+  EXPECT_EQ(caches->listing[0].path, "short");
+  ASSERT_EQ(caches->skipped.size(), 1u);
+  EXPECT_NE(caches->skipped[0].find("a path longer than 3072 characters"), std::string::npos);
+  EXPECT_LT(caches->skipped[0].size(), 400u);
+
+  TempDir sparse;
+  Write(sparse / "cache/big", "");
+  ASSERT_EQ(truncate((sparse / "cache/big").c_str(), 2 << 20), 0);
+  Result<CacheSet> too_big = ReadCacheTree(sparse / "cache", 1 << 20);
+  ASSERT_FALSE(too_big.ok());
+  EXPECT_NE(too_big.status().message().find("more than 1048576 bytes"), std::string::npos);
+
+  TempDir many;
+  for (size_t i = 0; i < 100; ++i) {
+    ASSERT_EQ(symlink("/etc/passwd", (many / ("l" + std::to_string(1000 + i))).c_str()), 0);
+  }
+  Result<CacheSet> links = ReadCacheTree(many.path(), 1 << 20);
+  ASSERT_TRUE(links.ok());
+  ASSERT_EQ(links->skipped.size(), kMaxSkippedNamed + 1);
+  EXPECT_EQ(links->skipped.back(), "and 36 more left out");
+}
+
 // A worker's copy keeps each file's modification time: ninja rebuilds an extension whose objects
 // look older than its sources or than its own log says they were.
 TEST(CompileStepTest, AWorkersCopyOfTheCachesKeepsEachFilesTime) {

@@ -259,7 +259,7 @@ class FakeStarter : public WorkerStarter {
     caches.bytes = bytes.size();
     return caches;
   }
-  void SeedCaches(const CacheSet& caches) override {
+  void SeedCaches(CacheSet caches) override {
     std::lock_guard<std::mutex> lock(world_->mu);
     world_->Log("seed caches");
     world_->seeded = caches.sha256;
