@@ -70,11 +70,12 @@ Result<WorkerLaunch> LaunchFor(const Submission& submission, const RuleSet& rule
 
 Result<Pairing> PairingFromEnvironment() {
   const char* value = std::getenv("RATCHET_PAIR_WARMUPS");
-  if (value == nullptr || *value == '\0') return Pairing::kOnGpu;
+  if (value == nullptr || *value == '\0') return Pairing::kNever;
   if (std::string(value) == "never") return Pairing::kNever;
+  if (std::string(value) == "on-gpu") return Pairing::kOnGpu;
   if (std::string(value) == "always") return Pairing::kAlways;
   return Status::Usage(std::string("RATCHET_PAIR_WARMUPS is \"") + value +
-                       "\": leave it unset, or set it to never or always");
+                       "\": leave it unset, or set it to never, on-gpu or always");
 }
 
 Result<CompileStepWhen> CompileStepFromEnvironment() {

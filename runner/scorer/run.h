@@ -30,14 +30,15 @@ struct Submission {
   std::string library;   // native: the built shared object
 };
 
-// When two calls' workers warm up side by side (docs/scoring.md, "Warm-ups in pairs"): on a GPU
-// under the full sandbox, when the next call's worker is ready and the memory ample (the
-// default); never; or at every call that has a next one under the full sandbox, waiting for
-// that worker and whatever the memory (for tests: the CPU lane's warm-ups share its cores).
+// When two calls' workers warm up side by side (docs/scoring.md, "Warm-ups in pairs"): never
+// (the default: both calls' methods would be alive at once, sharing the machine and its page
+// cache); on a GPU under the full sandbox, when the next call's worker is ready and the memory
+// ample; or at every call that has a next one under the full sandbox, waiting for that worker
+// and whatever the memory (for tests: the CPU lane's warm-ups share its cores).
 enum class Pairing { kOnGpu, kNever, kAlways };
 
-// The pairing $RATCHET_PAIR_WARMUPS asks for: unset or empty, the default; "never"; "always".
-// Another value is an error that names the variable.
+// The pairing $RATCHET_PAIR_WARMUPS asks for: unset or empty, never; "never"; "on-gpu";
+// "always". Another value is an error that names the variable.
 Result<Pairing> PairingFromEnvironment();
 
 // When a run begins with the compile step (docs/scoring.md, "The compile step"): for a Python
@@ -80,7 +81,7 @@ struct RunInputs {
   const std::atomic<bool>* interrupted = nullptr;
   // Told what happens as the run goes (may be null).
   RunObserver* observer = nullptr;
-  Pairing pairing = Pairing::kOnGpu;
+  Pairing pairing = Pairing::kNever;
   CompileStepWhen compile_step = CompileStepWhen::kOnGpu;
   // The contract's board is a GPU (found through NVML before any worker starts).
   bool board_is_gpu = false;

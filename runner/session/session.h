@@ -91,7 +91,7 @@ class ScoringSession {
   std::vector<LocatedDataset> datasets_;
   std::vector<std::string> covered_;
   std::string python_;
-  Pairing pairing_ = Pairing::kOnGpu;  // $RATCHET_PAIR_WARMUPS
+  Pairing pairing_ = Pairing::kNever;  // $RATCHET_PAIR_WARMUPS
   CompileStepWhen compile_step_ = CompileStepWhen::kOnGpu;  // $RATCHET_COMPILE_STEP
   std::future<Result<std::optional<PythonFacts>>> python_probe_;
   std::future<void> pools_loaded_;

@@ -485,7 +485,7 @@ TEST(ScoreCommandTest, AMethodRunsNothingDuringTheNextCalibration) {
   if (geteuid() != 0) GTEST_SKIP() << "under a partial sandbox each worker is killed at once";
   TempDir dir;
   const std::string out = dir / "evidence";
-  // The order of single calls (on a GPU pairs are the default; they have tests of their own).
+  // The order of single calls (pairs are made only when asked; they have tests of their own).
   BinaryRun run = RunRatchet({"score", SourceDir() + "/tests/submissions/outlive_call.py:method",
                               "--band", "3000", "--rules", FastRules(dir), "--out", out},
                              {"RATCHET_PAIR_WARMUPS=never"});
