@@ -25,7 +25,7 @@ score() {  # label limit_s file:function band [env...]
     --data "$D" --python "$PY" --out "$ev" > "/tmp/$label.log" 2>&1
   echo "exit $?"; t1=$(date +%s.%N)
   tail -3 "/tmp/$label.log"
-  python3 "$S" "$label" "$(echo "$t1 - $t0" | bc)" "$ev"
+  python3 "$S" "$label" "$(python3 -c "print($t1 - $t0)")" "$ev"
   cp "/tmp/$label.log" "$OUT/$label.log"
   cp "$ev"/records/*/run-1/compile.json "$OUT/$label.compile.json" 2>/dev/null
   cp "$ev"/records/*/run-1/calls.json "$OUT/$label.calls.json" 2>/dev/null
