@@ -74,8 +74,9 @@ def rules_file(folder, strict_timing):
     # Low enough that the hogs and bombs hit them without loading a 2-core, 24 GiB machine; an
     # honest worker (torch imported, ncm.py) stays well under them. A CPU worker also holds the
     # buffer it flushes the caches with before each window, twice the largest cache of cpu0
-    # (runner/worker/worker.py, cpu_flush_bytes): about 1 GiB on a machine whose L3 reads 480 MiB.
-    rules["sandbox"].update(memory_bytes=(1 << 30) + cpu_flush_bytes(), processes=256,
+    # (runner/worker/worker.py, cpu_flush_bytes): about 1 GiB on a machine whose L3 reads 480 MiB;
+    # and once it has forked (fork_bomb.py), its next flush copies every page of that buffer.
+    rules["sandbox"].update(memory_bytes=(1 << 30) + 2 * cpu_flush_bytes(), processes=256,
                             folder_bytes=256 << 20,
                             file_bytes=128 << 20, compile_s=60, compile_memory_bytes=1 << 30,
                             compile_output_bytes=16 << 20)
